@@ -1,0 +1,135 @@
+# ckpt - one flat Makefile: libckpt.a, then every program.
+#   make              build            make check        run all tests
+#   make check SANITIZE=1              the same under ASan + UBSan
+#   make install PREFIX=/usr DESTDIR=  make uninstall    make deps    make bench
+
+VERSION    = 0.1.0
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+LIBDIR    ?= $(PREFIX)/lib
+INCDIR    ?= $(PREFIX)/include
+MANDIR    ?= $(PREFIX)/share/man
+DATADIR   ?= $(PREFIX)/share
+PKG_CONFIG ?= pkg-config
+CC        ?= cc
+AR        ?= ar
+
+HDF5_CFLAGS := $(shell $(PKG_CONFIG) --cflags hdf5 2>/dev/null)
+HDF5_LIBS   := $(shell $(PKG_CONFIG) --libs hdf5 2>/dev/null)
+ARCHIVE_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive 2>/dev/null)
+ARCHIVE_LIBS   := $(shell $(PKG_CONFIG) --libs libarchive 2>/dev/null)
+CMOCKA_CFLAGS  := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+ifeq ($(SANITIZE),1)
+B := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+OPT := -O1 -g
+else
+B := build
+SANFLAGS :=
+OPT := -O2 -g
+endif
+
+CFLAGS   ?= $(OPT)
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+ALL_CFLAGS := -std=c11 -D_XOPEN_SOURCE=700 -DH5_USE_110_API $(WARN) $(CFLAGS) $(SANFLAGS) \
+              $(HDF5_CFLAGS) $(ARCHIVE_CFLAGS) -Isrc
+ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
+LIBS     := $(HDF5_LIBS) $(ARCHIVE_LIBS) -lm
+
+LIB_SRC  := $(sort $(wildcard src/lib/*.c))
+LIB_HDR  := $(sort $(wildcard src/lib/*.h))
+LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
+PROGS    := $(patsubst src/%.c,%,$(sort $(wildcard src/ckpt-*.c)))
+PROG_BIN := $(PROGS:%=$(B)/bin/%)
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+TOOLS    := $(B)/tests/mkfixtures
+
+.PHONY: all check demo install uninstall deps bench clean
+all: $(B)/libckpt.a $(PROG_BIN)
+
+$(B)/lib/%.o: src/lib/%.c $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/prog.o: src/prog.c src/prog.h $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/libckpt.a: $(LIB_OBJ)
+	$(AR) rcs $@ $^
+
+$(B)/bin/%: src/%.c $(B)/prog.o $(B)/libckpt.a src/prog.h $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/prog.o $(B)/libckpt.a $(ALL_LDFLAGS) $(LIBS)
+
+$(B)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h $(B)/libckpt.a $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Itests/unit -o $@ $< $(B)/libckpt.a \
+	    $(ALL_LDFLAGS) $(LIBS) $(CMOCKA_LIBS)
+
+$(B)/tests/mkfixtures: testdata/mkfixtures.c $(B)/libckpt.a $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libckpt.a $(ALL_LDFLAGS) $(LIBS)
+
+check: all $(UNIT_BIN) $(TOOLS)
+	@sh tests/run.sh $(B)
+
+# What the README's first command runs: the toolkit on a small checkpoint.
+demo: all $(TOOLS)
+	@mkdir -p $(B)/demo && $(B)/tests/mkfixtures $(B)/demo
+	@echo '$$ ckpt-read model.h5' && $(B)/bin/ckpt-read $(B)/demo/model.h5
+	@echo '$$ ckpt-read --stats --only "dense/*" model.h5' && \
+	    $(B)/bin/ckpt-read --stats --only 'dense/*' $(B)/demo/model.h5
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
+	    $(DESTDIR)$(INCDIR)/ckpt $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+	    $(DESTDIR)$(MANDIR)/man7 \
+	    $(DESTDIR)$(DATADIR)/bash-completion/completions \
+	    $(DESTDIR)$(DATADIR)/zsh/site-functions \
+	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+	install -m 755 $(PROG_BIN) $(DESTDIR)$(BINDIR)
+	install -m 644 $(B)/libckpt.a $(DESTDIR)$(LIBDIR)
+	install -m 644 $(LIB_HDR) $(DESTDIR)$(INCDIR)/ckpt
+	for p in $(wildcard man/man1/*.1); do install -m 644 $$p $(DESTDIR)$(MANDIR)/man1; done
+	for p in $(wildcard man/man5/*.5); do install -m 644 $$p $(DESTDIR)$(MANDIR)/man5; done
+	for p in $(wildcard man/man7/*.7); do install -m 644 $$p $(DESTDIR)$(MANDIR)/man7; done
+	for p in $(PROGS); do ln -sf ckpt $(DESTDIR)$(DATADIR)/bash-completion/completions/$$p; done
+	install -m 644 completions/ckpt.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/ckpt
+	install -m 644 completions/_ckpt $(DESTDIR)$(DATADIR)/zsh/site-functions/_ckpt
+	install -m 644 completions/ckpt.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/ckpt.fish
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' ckpt.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ckpt.pc
+
+uninstall:
+	rm -f $(PROGS:%=$(DESTDIR)$(BINDIR)/%) $(DESTDIR)$(LIBDIR)/libckpt.a \
+	    $(DESTDIR)$(LIBDIR)/pkgconfig/ckpt.pc \
+	    $(PROGS:%=$(DESTDIR)$(DATADIR)/bash-completion/completions/%) \
+	    $(DESTDIR)$(DATADIR)/bash-completion/completions/ckpt \
+	    $(DESTDIR)$(DATADIR)/zsh/site-functions/_ckpt \
+	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/ckpt.fish
+	rm -rf $(DESTDIR)$(INCDIR)/ckpt
+	for p in $(notdir $(wildcard man/man*/*.[157])); do \
+	    rm -f $(DESTDIR)$(MANDIR)/man*/$$p; done
+
+# The Debian packages the build and the tests need; sudo only when not root.
+# The filter plugins let HDF5 decode LZF, LZ4, BZip2 and Bitshuffle data.
+DEPS := build-essential pkg-config libhdf5-dev libarchive-dev libcmocka-dev \
+        hdf5-plugin-lzf hdf5-filter-plugin python3-h5py python3-numpy hdf5-tools
+deps:
+	@missing=$$(for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	    sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	    echo "installing:" $$missing; \
+	    $$sudo apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
+	fi
+
+bench: all
+	@sh tests/bench/run.sh $(B)
+
+clean:
+	rm -rf build build-san

@@ -1,0 +1,46 @@
+# bash completion for the ckpt programs                      -*- shell-script -*-
+# Installed as .../bash-completion/completions/ckpt, with a link per program.
+
+# Variable names of the first checkpoint already on the command line.
+_ckpt_varnames()
+{
+	local w
+	for w in "${COMP_WORDS[@]:1}"; do
+		case $w in
+		-*) ;;
+		*) if [[ -f $w ]]; then
+			ckpt-read -q --names -- "$w" 2>/dev/null
+			return
+		   fi ;;
+		esac
+	done
+}
+
+_ckpt()
+{
+	local cur prev opts
+	_init_completion || return
+
+	case $1 in
+	*ckpt-read) opts="--names --values --head --stats --json --tsv --only
+		--exclude --strip-prefix --add-prefix --quiet --verbose --help
+		--version -q -v -h -V" ;;
+	*) opts="--help --version" ;;
+	esac
+
+	case $prev in
+	--only|--exclude)
+		local IFS=$'\n'
+		COMPREPLY=($(compgen -W "$(_ckpt_varnames)" -- "$cur"))
+		return ;;
+	--head|--strip-prefix|--add-prefix)
+		return ;;
+	esac
+
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		return
+	fi
+	_filedir '@(h5|hdf5|keras|tar|tgz|gz|zst|xz|zip)'
+}
+complete -F _ckpt ckpt-read

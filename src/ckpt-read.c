@@ -1,0 +1,550 @@
+/* ckpt-read - list the variables of checkpoints, their values, statistics. */
+#include <ctype.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prog.h"
+
+static const char synopsis[] = "[options] FILE...";
+
+enum format { TABLE, TSV, JSON };
+
+static struct options {
+	int names, values, stats, quiet, verbose;
+	uint64_t head; /* values per variable; UINT64_MAX: all */
+	enum format format;
+	ckpt_select sel;
+} opt;
+
+static void usage(void)
+{
+	printf("usage: %s %s\n"
+	       "List the variables of HDF5 checkpoints: name, dtype, shape, elements, bytes.\n"
+	       "FILE may be '-' for standard input, or a .keras archive.\n\n"
+	       "  --names            one variable name per line\n"
+	       "  --values           print values (C order, a line per last-dimension row)\n"
+	       "  --head N           at most N values per variable (implies --values)\n"
+	       "  --stats            add min, max, mean, std, L2 norm, NaN/Inf/zero counts\n"
+	       "  --json             one JSON document\n"
+	       "  --tsv              tab-separated, with a header line\n"
+	       "  --only GLOB        only variables matching GLOB (repeatable)\n"
+	       "  --exclude GLOB     leave out variables matching GLOB (repeatable)\n"
+	       "  --strip-prefix P   show names with prefix P removed\n"
+	       "  --add-prefix P     show names with prefix P added\n"
+	       "  -q, --quiet        no column header and no totals line\n"
+	       "  -v, --verbose      also show each variable's storage layout\n"
+	       "  -h, --help         show this help and exit\n"
+	       "  -V, --version      show the version and exit\n",
+	       progname, synopsis);
+}
+
+/* ---- one variable ------------------------------------------------------- */
+
+struct row {
+	const ckpt_var *var;
+	char *name;        /* mapped */
+	ckpt_summary sum;  /* with --stats, numeric variables */
+	char st[8][CKPT_FMT_MAX]; /* sum as text */
+	char storage[96];  /* with -v */
+};
+
+static void storage_of(const ckpt_file *f, const ckpt_var *v, char *out, size_t size)
+{
+	hid_t d = H5Dopen2(f->fid, v->name, H5P_DEFAULT), dcpl;
+	size_t len = 0;
+	int nf;
+
+	snprintf(out, size, "?");
+	if (d < 0 || (dcpl = H5Dget_create_plist(d)) < 0) {
+		if (d >= 0)
+			H5Dclose(d);
+		return;
+	}
+	switch (H5Pget_layout(dcpl)) {
+	case H5D_CHUNKED: {
+		hsize_t c[CKPT_MAX_RANK];
+		int r = H5Pget_chunk(dcpl, CKPT_MAX_RANK, c);
+		len = (size_t)snprintf(out, size, "chunked[");
+		for (int i = 0; i < r && len < size; i++)
+			len += (size_t)snprintf(out + len, size - len, "%s%llu",
+			                        i ? "," : "", (unsigned long long)c[i]);
+		if (len < size)
+			len += (size_t)snprintf(out + len, size - len, "]");
+		break;
+	}
+	case H5D_COMPACT: len = (size_t)snprintf(out, size, "compact"); break;
+	default: len = (size_t)snprintf(out, size, "contiguous"); break;
+	}
+	nf = H5Pget_nfilters(dcpl);
+	for (int i = 0; i < nf && len < size; i++) {
+		char name[32] = "";
+		unsigned flags, cd[8];
+		size_t ncd = 8;
+		H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd,
+		                                 sizeof name, name, NULL);
+		len += (size_t)snprintf(out + len, size - len, "%s%s",
+		                        i ? "," : " ",
+		                        id == H5Z_FILTER_DEFLATE ? "gzip" :
+		                        id == H5Z_FILTER_SHUFFLE ? "shuffle" :
+		                        id == H5Z_FILTER_FLETCHER32 ? "fletcher32" :
+		                        *name ? name : "filter");
+	}
+	H5Pclose(dcpl);
+	H5Dclose(d);
+}
+
+/* Text mode: values of the slab, a line per row of the last dimension. */
+static void print_values_text(const ckpt_var *v, const ckpt_slab *s, size_t n)
+{
+	uint64_t rowlen = v->rank > 0 ? v->dims[v->rank - 1] : 1;
+	char buf[CKPT_FMT_MAX];
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t idx = s->start + i;
+
+		fputs(ckpt_fmt_elem(v->dtype, s->buf, i, buf), stdout);
+		putchar((rowlen && (idx + 1) % rowlen == 0) ? '\n' : ' ');
+	}
+}
+
+static void print_values_json(const ckpt_var *v, const ckpt_slab *s, size_t n)
+{
+	char buf[CKPT_FMT_MAX];
+
+	for (size_t i = 0; i < n; i++) {
+		ckpt_fmt_elem(v->dtype, s->buf, i, buf);
+		if (s->start + i)
+			putchar(',');
+		if (ckpt_dtype_is_float(v->dtype) &&
+		    (strcmp(buf, "nan") == 0 || strstr(buf, "inf")))
+			printf("\"%s\"", buf); /* JSON has no NaN or Inf */
+		else
+			fputs(buf, stdout);
+	}
+}
+
+static void print_values_tsv(const char *file, const char *name,
+                             const ckpt_var *v, const ckpt_slab *s, size_t n)
+{
+	char buf[CKPT_FMT_MAX];
+
+	for (size_t i = 0; i < n; i++)
+		printf("%s\t%s\t%" PRIu64 "\t%s\n", file, name, s->start + i,
+		       ckpt_fmt_elem(v->dtype, s->buf, i, buf));
+}
+
+static void stat_texts(struct row *r);
+
+/* One streaming pass over a numeric variable: statistics and/or values. */
+static void scan(const ckpt_file *f, struct row *r)
+{
+	const ckpt_var *v = r->var;
+	ckpt_stats st;
+	ckpt_slab s;
+	double *work = NULL;
+	uint64_t shown = 0;
+	int rc;
+
+	ckpt_stats_init(&st);
+	if (ckpt_slab_open(&s, f, v, CKPT_SLAB_BYTES) < 0)
+		die_lib();
+	if (opt.stats && !(work = malloc(s.cap * sizeof *work)))
+		die("out of memory");
+	while ((rc = ckpt_slab_next(&s)) > 0) {
+		if (opt.values && shown < opt.head) {
+			size_t n = opt.head - shown < s.count ? (size_t)(opt.head - shown)
+			                                      : s.count;
+			if (opt.format == JSON)
+				print_values_json(v, &s, n);
+			else if (opt.format == TSV)
+				print_values_tsv(f->name, r->name, v, &s, n);
+			else
+				print_values_text(v, &s, n);
+			shown += n;
+		}
+		if (opt.stats) {
+			ckpt_to_double(v->dtype, s.buf, work, s.count);
+			ckpt_stats_add(&st, work, s.count);
+		} else if (shown >= opt.head) {
+			break;
+		}
+		progress_add(s.count * ckpt_dtype_size(v->dtype));
+	}
+	if (rc < 0)
+		die_lib();
+	if (opt.values && opt.format == TABLE && shown < v->nelems)
+		printf("%s...\n", shown && v->rank > 0 &&
+		       shown % v->dims[v->rank - 1] ? "\n" : "");
+	ckpt_slab_close(&s);
+	free(work);
+	ckpt_stats_summary(&st, &r->sum);
+	if (opt.stats)
+		stat_texts(r);
+}
+
+/* ---- output formats ----------------------------------------------------- */
+
+static const char *stat_fields[] = {"min", "max", "mean", "std", "l2",
+                                    "nan", "inf", "zeros"};
+
+static void stat_texts(struct row *r)
+{
+	const ckpt_summary *m = &r->sum;
+	char (*out)[CKPT_FMT_MAX] = r->st;
+
+	if (r->var->dtype == CKPT_OTHER) {
+		for (int i = 0; i < 8; i++)
+			strcpy(out[i], "-");
+		return;
+	}
+	ckpt_fmt_double(m->min, r->var->dtype, out[0]);
+	ckpt_fmt_double(m->max, r->var->dtype, out[1]);
+	ckpt_fmt_double(m->mean, CKPT_F64, out[2]);
+	ckpt_fmt_double(m->std, CKPT_F64, out[3]);
+	ckpt_fmt_double(m->l2, CKPT_F64, out[4]);
+	snprintf(out[5], CKPT_FMT_MAX, "%" PRIu64, m->nan);
+	snprintf(out[6], CKPT_FMT_MAX, "%" PRIu64, m->inf);
+	snprintf(out[7], CKPT_FMT_MAX, "%" PRIu64, m->zeros);
+}
+
+struct widths {
+	int name, type, shape, elems, bytes, st[8];
+};
+
+static void measure(const struct row *rows, size_t n, struct widths *w)
+{
+	char shape[512];
+
+	*w = (struct widths){4, 5, 5, 8, 5, {3, 3, 4, 3, 2, 3, 3, 5}};
+	for (size_t i = 0; i < n; i++) {
+		const ckpt_var *v = rows[i].var;
+		int l;
+
+		for (int k = 0; k < 8 && opt.stats; k++)
+			if ((l = (int)strlen(rows[i].st[k])) > w->st[k])
+				w->st[k] = l;
+		if ((l = (int)strlen(rows[i].name)) > w->name)
+			w->name = l;
+		if ((l = (int)strlen(v->type)) > w->type)
+			w->type = l;
+		if ((l = (int)strlen(ckpt_shape_str(v, shape, sizeof shape))) > w->shape)
+			w->shape = l;
+		if ((l = snprintf(NULL, 0, "%" PRIu64, v->nelems)) > w->elems)
+			w->elems = l;
+		if ((l = snprintf(NULL, 0, "%" PRIu64, v->nbytes)) > w->bytes)
+			w->bytes = l;
+	}
+}
+
+static void table_header(const struct widths *w)
+{
+	printf("%-*s  %-*s  %-*s  %*s  %*s", w->name, "NAME", w->type, "DTYPE",
+	       w->shape, "SHAPE", w->elems, "ELEMENTS", w->bytes, "BYTES");
+	for (int k = 0; k < 8 && opt.stats; k++) {
+		char up[8];
+
+		for (int c = 0; (up[c] = (char)toupper(stat_fields[k][c])); c++)
+			;
+		printf(k < 5 ? "  %-*s" : "  %*s", w->st[k], up);
+	}
+	if (opt.verbose)
+		printf("  STORAGE");
+	putchar('\n');
+}
+
+static void table_row(const struct row *r, const struct widths *w)
+{
+	char shape[512];
+	const ckpt_var *v = r->var;
+
+	printf("%-*s  %-*s  %-*s  %*" PRIu64 "  %*" PRIu64, w->name, r->name,
+	       w->type, v->type, w->shape, ckpt_shape_str(v, shape, sizeof shape),
+	       w->elems, v->nelems, w->bytes, v->nbytes);
+	for (int k = 0; k < 8 && opt.stats; k++)
+		printf(k < 5 ? "  %-*s" : "  %*s", w->st[k], r->st[k]);
+	if (opt.verbose)
+		printf("  %s", r->storage);
+	putchar('\n');
+}
+
+static void tsv_header(void)
+{
+	printf("file\tname\tdtype\tshape\telements\tbytes");
+	if (opt.stats)
+		for (int i = 0; i < 8; i++)
+			printf("\t%s", stat_fields[i]);
+	if (opt.verbose)
+		printf("\tstorage");
+	putchar('\n');
+}
+
+static void tsv_row(const ckpt_file *f, const struct row *r)
+{
+	char shape[512];
+	const ckpt_var *v = r->var;
+
+	printf("%s\t%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64, f->name, r->name, v->type,
+	       ckpt_shape_str(v, shape, sizeof shape), v->nelems, v->nbytes);
+	for (int i = 0; i < 8 && opt.stats; i++)
+		printf("\t%s", r->st[i]);
+	if (opt.verbose)
+		printf("\t%s", r->storage);
+	putchar('\n');
+}
+
+static void json_number(const char *text)
+{
+	if (strcmp(text, "nan") == 0 || strstr(text, "inf"))
+		printf("\"%s\"", text);
+	else
+		fputs(text, stdout);
+}
+
+static void json_var_open(const struct row *r, size_t i)
+{
+	const ckpt_var *v = r->var;
+
+	printf("%s\n    {\"name\": ", i ? "," : "");
+	json_string(stdout, r->name);
+	printf(", \"dtype\": ");
+	json_string(stdout, v->type);
+	printf(", \"numeric\": %s, \"shape\": ", v->dtype != CKPT_OTHER ? "true" : "false");
+	if (v->rank < 0) {
+		printf("null");
+	} else {
+		putchar('[');
+		for (int d = 0; d < v->rank; d++)
+			printf("%s%" PRIu64, d ? ", " : "", v->dims[d]);
+		putchar(']');
+	}
+	printf(", \"elements\": %" PRIu64 ", \"bytes\": %" PRIu64, v->nelems, v->nbytes);
+	if (opt.verbose) {
+		printf(", \"storage\": ");
+		json_string(stdout, r->storage);
+	}
+}
+
+static void json_var_close(const struct row *r)
+{
+	if (opt.stats && r->var->dtype != CKPT_OTHER) {
+		printf(", \"stats\": {");
+		for (int i = 0; i < 8; i++) {
+			printf("%s\"%s\": ", i ? ", " : "", stat_fields[i]);
+			json_number(r->st[i]);
+		}
+		putchar('}');
+	}
+	putchar('}');
+}
+
+/* ---- one file ----------------------------------------------------------- */
+
+static size_t select_rows(const ckpt_file *f, struct row **out)
+{
+	struct row *rows = calloc(f->nvars + 1, sizeof *rows);
+	size_t n = 0;
+
+	if (!rows)
+		die("out of memory");
+	for (size_t i = 0; i < f->nvars; i++) {
+		char *name = ckpt_select_map(&opt.sel, f->vars[i].name);
+
+		if (!name)
+			die("out of memory");
+		if (!ckpt_select_match(&opt.sel, name)) {
+			free(name);
+			continue;
+		}
+		rows[n].var = &f->vars[i];
+		rows[n].name = name;
+		if (opt.verbose)
+			storage_of(f, &f->vars[i], rows[n].storage, sizeof rows[n].storage);
+		n++;
+	}
+	*out = rows;
+	return n;
+}
+
+static int needs_scan(const ckpt_var *v)
+{
+	return v->dtype != CKPT_OTHER && (opt.stats || opt.values);
+}
+
+static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
+{
+	struct row *rows;
+	size_t n = select_rows(f, &rows);
+	uint64_t params = 0, bytes = 0, total = 0;
+	struct widths w;
+	char shape[512];
+
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].var->dtype != CKPT_OTHER)
+			params += rows[i].var->nelems;
+		bytes += rows[i].var->nbytes;
+		if (needs_scan(rows[i].var))
+			total += rows[i].var->nbytes;
+	}
+	progress_start(opt.quiet ? -1 : 0, total, "reading");
+	if (opt.names) {
+		if (nfiles > 1)
+			printf("%s==> %s <==\n", index ? "\n" : "", f->name);
+		for (size_t i = 0; i < n; i++)
+			printf("%s\n", rows[i].name);
+	} else if (opt.format == JSON) {
+		printf("%s\n  {\"file\": ", index ? "," : "");
+		json_string(stdout, f->name);
+		printf(", \"variables\": [");
+		for (size_t i = 0; i < n; i++) {
+			json_var_open(&rows[i], i);
+			if (needs_scan(rows[i].var)) {
+				if (opt.values)
+					printf(", \"values\": [");
+				scan(f, &rows[i]);
+				if (opt.values)
+					putchar(']');
+			}
+			json_var_close(&rows[i]);
+		}
+		printf("\n  ], \"totals\": {\"variables\": %zu, \"parameters\": %" PRIu64
+		       ", \"bytes\": %" PRIu64 "}}", n, params, bytes);
+	} else if (opt.format == TSV && opt.values) {
+		if (index == 0)
+			printf("file\tname\tindex\tvalue\n");
+		for (size_t i = 0; i < n; i++)
+			if (needs_scan(rows[i].var))
+				scan(f, &rows[i]);
+	} else if (opt.format == TSV) {
+		if (index == 0)
+			tsv_header();
+		for (size_t i = 0; i < n; i++) {
+			if (needs_scan(rows[i].var))
+				scan(f, &rows[i]);
+			tsv_row(f, &rows[i]);
+		}
+	} else {
+		if (nfiles > 1)
+			printf("%s==> %s <==\n", index ? "\n" : "", f->name);
+		for (size_t i = 0; i < n && !opt.values; i++)
+			if (needs_scan(rows[i].var))
+				scan(f, &rows[i]);
+		measure(rows, n, &w);
+		if (!opt.quiet && !opt.values)
+			table_header(&w);
+		for (size_t i = 0; i < n; i++) {
+			const ckpt_var *v = rows[i].var;
+
+			if (!opt.values) {
+				table_row(&rows[i], &w);
+				continue;
+			}
+			printf("%s %s %s\n", rows[i].name, v->type,
+			       ckpt_shape_str(v, shape, sizeof shape));
+			if (v->dtype == CKPT_OTHER)
+				printf("(%s: values not shown)\n", v->type);
+			else
+				scan(f, &rows[i]);
+			if (opt.stats && v->dtype != CKPT_OTHER) {
+				printf("#");
+				for (int k = 0; k < 8; k++)
+					printf(" %s=%s", stat_fields[k], rows[i].st[k]);
+				putchar('\n');
+			}
+		}
+		if (!opt.quiet)
+			printf("%s%zu variable%s, %" PRIu64 " parameters, %" PRIu64 " bytes\n",
+			       opt.values ? "\n" : "", n, n == 1 ? "" : "s", params, bytes);
+	}
+	progress_end();
+	for (size_t i = 0; i < n; i++)
+		free(rows[i].name);
+	free(rows);
+}
+
+/* ---- main ----------------------------------------------------------------- */
+
+enum { OPT_NAMES = 256, OPT_VALUES, OPT_HEAD, OPT_STATS, OPT_JSON, OPT_TSV,
+       OPT_ONLY, OPT_EXCLUDE, OPT_STRIP, OPT_ADD };
+
+static const struct option longopts[] = {
+	{"add-prefix", required_argument, NULL, OPT_ADD},
+	{"exclude", required_argument, NULL, OPT_EXCLUDE},
+	{"head", required_argument, NULL, OPT_HEAD},
+	{"help", no_argument, NULL, 'h'},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"names", no_argument, NULL, OPT_NAMES},
+	{"only", required_argument, NULL, OPT_ONLY},
+	{"quiet", no_argument, NULL, 'q'},
+	{"stats", no_argument, NULL, OPT_STATS},
+	{"strip-prefix", required_argument, NULL, OPT_STRIP},
+	{"tsv", no_argument, NULL, OPT_TSV},
+	{"values", no_argument, NULL, OPT_VALUES},
+	{"verbose", no_argument, NULL, 'v'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+static void parse_options(int argc, char **argv)
+{
+	int c;
+
+	opt.head = UINT64_MAX;
+	ckpt_select_init(&opt.sel);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hqvV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage(); exit(finish(0));
+		case 'V': printf("%s %s\n", progname, CKPT_VERSION); exit(finish(0));
+		case 'q': opt.quiet = 1; break;
+		case 'v': opt.verbose = 1; break;
+		case OPT_NAMES: opt.names = 1; break;
+		case OPT_VALUES: opt.values = 1; break;
+		case OPT_HEAD:
+			opt.head = parse_count("--head", optarg, 0, UINT64_MAX);
+			opt.values = 1;
+			break;
+		case OPT_STATS: opt.stats = 1; break;
+		case OPT_JSON: opt.format = JSON; break;
+		case OPT_TSV: opt.format = TSV; break;
+		case OPT_ONLY: ckpt_select_only(&opt.sel, optarg); break;
+		case OPT_EXCLUDE: ckpt_select_exclude(&opt.sel, optarg); break;
+		case OPT_STRIP: opt.sel.strip_prefix = optarg; break;
+		case OPT_ADD: opt.sel.add_prefix = optarg; break;
+		case ':': usage_error(synopsis, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				usage_error(synopsis, "unknown option '-%c'", optopt);
+			usage_error(synopsis, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		usage_error(synopsis, "no FILE given");
+	if (opt.names && (opt.values || opt.stats || opt.format != TABLE))
+		usage_error(synopsis, "--names goes alone, without --values, --stats, "
+		            "--json or --tsv");
+}
+
+int main(int argc, char **argv)
+{
+	size_t nfiles;
+
+	prog_init(argv[0]);
+	parse_options(argc, argv);
+	nfiles = (size_t)(argc - optind);
+	if (opt.format == JSON && !opt.names)
+		printf("{\"files\": [");
+	for (size_t i = 0; i < nfiles; i++) {
+		ckpt_file *f = ckpt_open(argv[optind + (int)i]);
+
+		if (!f)
+			die_lib();
+		list_file(f, nfiles, i);
+		ckpt_close(f);
+	}
+	if (opt.format == JSON && !opt.names)
+		printf("\n]}\n");
+	ckpt_select_free(&opt.sel);
+	return finish(0);
+}

@@ -1,0 +1,17 @@
+/* ckpt.h - libckpt, the library behind the ckpt programs: neural-network
+ * checkpoints (named arrays in HDF5 files) opened, listed, read in bounded
+ * slabs, converted exactly, summarised and written atomically. */
+#ifndef CKPT_H
+#define CKPT_H
+
+#define CKPT_VERSION "0.1.0"
+
+#include "err.h"
+#include "dtype.h"
+#include "file.h"
+#include "slab.h"
+#include "stats.h"
+#include "select.h"
+#include "fmt.h"
+
+#endif

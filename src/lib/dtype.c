@@ -1,0 +1,433 @@
+/* dtype.c - element types and the one conversion module. */
+#include "dtype.h"
+#include "err.h"
+
+#include <math.h>
+#include <string.h>
+
+static const struct {
+	const char *name, *shortname;
+	size_t size;
+} types[CKPT_NDTYPES] = {
+	[CKPT_OTHER] = {"other", "other", 0},
+	[CKPT_BOOL] = {"bool", "bool", 1},
+	[CKPT_I8] = {"int8", "i8", 1},
+	[CKPT_I16] = {"int16", "i16", 2},
+	[CKPT_I32] = {"int32", "i32", 4},
+	[CKPT_I64] = {"int64", "i64", 8},
+	[CKPT_U8] = {"uint8", "u8", 1},
+	[CKPT_U16] = {"uint16", "u16", 2},
+	[CKPT_U32] = {"uint32", "u32", 4},
+	[CKPT_U64] = {"uint64", "u64", 8},
+	[CKPT_F16] = {"float16", "f16", 2},
+	[CKPT_BF16] = {"bfloat16", "bf16", 2},
+	[CKPT_F32] = {"float32", "f32", 4},
+	[CKPT_F64] = {"float64", "f64", 8},
+};
+
+const char *ckpt_dtype_name(ckpt_dtype t)
+{
+	return t < CKPT_NDTYPES ? types[t].name : "other";
+}
+
+int ckpt_dtype_parse(const char *s, ckpt_dtype *out)
+{
+	for (int t = CKPT_BOOL; t < CKPT_NDTYPES; t++) {
+		if (strcmp(s, types[t].name) == 0 ||
+		    strcmp(s, types[t].shortname) == 0) {
+			*out = (ckpt_dtype)t;
+			return 0;
+		}
+	}
+	if (strcmp(s, "half") == 0)
+		return *out = CKPT_F16, 0;
+	if (strcmp(s, "float") == 0)
+		return *out = CKPT_F32, 0;
+	if (strcmp(s, "double") == 0)
+		return *out = CKPT_F64, 0;
+	return ckpt_seterr("unknown dtype '%s' (try f16, bf16, f32, f64, "
+	                   "i8..i64, u8..u64, bool)", s);
+}
+
+size_t ckpt_dtype_size(ckpt_dtype t)
+{
+	return t < CKPT_NDTYPES ? types[t].size : 0;
+}
+
+int ckpt_dtype_is_float(ckpt_dtype t)
+{
+	return t >= CKPT_F16 && t <= CKPT_F64;
+}
+
+int ckpt_dtype_is_signed(ckpt_dtype t)
+{
+	return t >= CKPT_I8 && t <= CKPT_I64;
+}
+
+/* h5py stores numpy bool as an enum of int8 with FALSE=0 and TRUE=1. */
+static int is_bool_enum(hid_t h5type)
+{
+	hid_t base;
+	int ok = 0;
+
+	if (H5Tget_nmembers(h5type) != 2)
+		return 0;
+	base = H5Tget_super(h5type);
+	if (base >= 0 && H5Tget_class(base) == H5T_INTEGER &&
+	    H5Tget_size(base) == 1) {
+		signed char v0 = -1, v1 = -1;
+		char *n0 = H5Tget_member_name(h5type, 0);
+		char *n1 = H5Tget_member_name(h5type, 1);
+
+		/* The base is 1 byte, so a char receives the value exactly. */
+		H5Tget_member_value(h5type, 0, &v0);
+		H5Tget_member_value(h5type, 1, &v1);
+		ok = n0 && n1 && strcmp(n0, "FALSE") == 0 && v0 == 0 &&
+		     strcmp(n1, "TRUE") == 0 && v1 == 1;
+		H5free_memory(n0);
+		H5free_memory(n1);
+	}
+	if (base >= 0)
+		H5Tclose(base);
+	return ok;
+}
+
+static ckpt_dtype float_of(hid_t h5type)
+{
+	size_t spos, epos, esize, mpos, msize;
+	size_t size = H5Tget_size(h5type);
+
+	if (H5Tget_fields(h5type, &spos, &epos, &esize, &mpos, &msize) < 0)
+		return CKPT_OTHER;
+	if (H5Tget_norm(h5type) != H5T_NORM_IMPLIED || mpos != 0)
+		return CKPT_OTHER;
+	if (size == 2 && esize == 5 && msize == 10 &&
+	    H5Tget_ebias(h5type) == 15)
+		return CKPT_F16;
+	if (size == 2 && esize == 8 && msize == 7 &&
+	    H5Tget_ebias(h5type) == 127)
+		return CKPT_BF16;
+	if (size == 4 && esize == 8 && msize == 23 &&
+	    H5Tget_ebias(h5type) == 127)
+		return CKPT_F32;
+	if (size == 8 && esize == 11 && msize == 52 &&
+	    H5Tget_ebias(h5type) == 1023)
+		return CKPT_F64;
+	return CKPT_OTHER;
+}
+
+static ckpt_dtype integer_of(hid_t h5type)
+{
+	size_t size = H5Tget_size(h5type);
+	int sgn = H5Tget_sign(h5type) == H5T_SGN_2;
+
+	if (H5Tget_precision(h5type) != 8 * size || H5Tget_offset(h5type))
+		return CKPT_OTHER; /* packed bit fields are not plain integers */
+	switch (size) {
+	case 1: return sgn ? CKPT_I8 : CKPT_U8;
+	case 2: return sgn ? CKPT_I16 : CKPT_U16;
+	case 4: return sgn ? CKPT_I32 : CKPT_U32;
+	case 8: return sgn ? CKPT_I64 : CKPT_U64;
+	default: return CKPT_OTHER;
+	}
+}
+
+ckpt_dtype ckpt_dtype_of(hid_t h5type)
+{
+	switch (H5Tget_class(h5type)) {
+	case H5T_FLOAT: return float_of(h5type);
+	case H5T_INTEGER: return integer_of(h5type);
+	case H5T_ENUM: return is_bool_enum(h5type) ? CKPT_BOOL : CKPT_OTHER;
+	default: return CKPT_OTHER;
+	}
+}
+
+/* A 16-bit float type derived from base (a 32-bit float type): the recipe
+ * h5py uses for float16, with the field layout of the format asked for. */
+static hid_t minifloat_type(hid_t base, size_t esize, size_t msize)
+{
+	hid_t t = H5Tcopy(base);
+
+	if (t < 0)
+		return t;
+	if (H5Tset_fields(t, 15, msize, esize, 0, msize) < 0 ||
+	    H5Tset_size(t, 2) < 0 ||
+	    H5Tset_ebias(t, (1u << (esize - 1)) - 1) < 0) {
+		H5Tclose(t);
+		return -1;
+	}
+	return t;
+}
+
+static hid_t bool_type(hid_t base)
+{
+	hid_t t = H5Tenum_create(base);
+	signed char f = 0, tr = 1;
+
+	if (t < 0)
+		return t;
+	if (H5Tenum_insert(t, "FALSE", &f) < 0 ||
+	    H5Tenum_insert(t, "TRUE", &tr) < 0) {
+		H5Tclose(t);
+		return -1;
+	}
+	return t;
+}
+
+static hid_t type_for(ckpt_dtype t, int native)
+{
+	switch (t) {
+	case CKPT_BOOL: return bool_type(native ? H5T_NATIVE_SCHAR : H5T_STD_I8LE);
+	case CKPT_I8: return H5Tcopy(native ? H5T_NATIVE_INT8 : H5T_STD_I8LE);
+	case CKPT_I16: return H5Tcopy(native ? H5T_NATIVE_INT16 : H5T_STD_I16LE);
+	case CKPT_I32: return H5Tcopy(native ? H5T_NATIVE_INT32 : H5T_STD_I32LE);
+	case CKPT_I64: return H5Tcopy(native ? H5T_NATIVE_INT64 : H5T_STD_I64LE);
+	case CKPT_U8: return H5Tcopy(native ? H5T_NATIVE_UINT8 : H5T_STD_U8LE);
+	case CKPT_U16: return H5Tcopy(native ? H5T_NATIVE_UINT16 : H5T_STD_U16LE);
+	case CKPT_U32: return H5Tcopy(native ? H5T_NATIVE_UINT32 : H5T_STD_U32LE);
+	case CKPT_U64: return H5Tcopy(native ? H5T_NATIVE_UINT64 : H5T_STD_U64LE);
+	case CKPT_F16:
+		return minifloat_type(native ? H5T_NATIVE_FLOAT : H5T_IEEE_F32LE, 5, 10);
+	case CKPT_BF16:
+		return minifloat_type(native ? H5T_NATIVE_FLOAT : H5T_IEEE_F32LE, 8, 7);
+	case CKPT_F32: return H5Tcopy(native ? H5T_NATIVE_FLOAT : H5T_IEEE_F32LE);
+	case CKPT_F64: return H5Tcopy(native ? H5T_NATIVE_DOUBLE : H5T_IEEE_F64LE);
+	default: return -1;
+	}
+}
+
+hid_t ckpt_dtype_memtype(ckpt_dtype t)
+{
+	return type_for(t, 1);
+}
+
+hid_t ckpt_dtype_filetype(ckpt_dtype t)
+{
+	return type_for(t, 0);
+}
+
+/* ---- the 16-bit float formats ------------------------------------------ */
+
+static double minifloat_decode(uint32_t bits, int ebits, int mbits)
+{
+	uint32_t emax = (1u << ebits) - 1, mmask = (1u << mbits) - 1;
+	uint32_t e = (bits >> mbits) & emax, m = bits & mmask;
+	int sign = (bits >> (ebits + mbits)) & 1, bias = (int)(emax >> 1);
+	double v;
+
+	if (e == emax && m) {
+		/* NaN: carry sign and payload into the top of double's mantissa */
+		uint64_t d = (uint64_t)sign << 63 | 0x7ffULL << 52 |
+		             (uint64_t)m << (52 - mbits);
+		memcpy(&v, &d, sizeof v);
+		return v;
+	}
+	if (e == emax)
+		v = INFINITY;
+	else if (e == 0)
+		v = ldexp((double)m, 1 - bias - mbits);
+	else
+		v = ldexp((double)(m | (1u << mbits)), (int)e - bias - mbits);
+	return sign ? -v : v;
+}
+
+uint32_t ckpt_float_encode(double v, int ebits, int mbits)
+{
+	uint32_t emax = (1u << ebits) - 1;
+	int bias = (int)(emax >> 1), e;
+	uint64_t d, mant, bits;
+	uint32_t sign;
+	double a = fabs(v), q, fl, r;
+
+	memcpy(&d, &v, sizeof d);
+	sign = (uint32_t)(d >> 63) << (ebits + mbits);
+	if (isnan(v)) {
+		uint32_t m = (uint32_t)(d >> (52 - mbits)) & ((1u << mbits) - 1);
+		return sign | emax << mbits | m | 1u << (mbits - 1); /* quiet */
+	}
+	if (isinf(v))
+		return sign | emax << mbits;
+	if (a == 0)
+		return sign;
+	frexp(a, &e);
+	e -= 1; /* exponent of the leading bit */
+	if (e < 1 - bias)
+		e = 1 - bias; /* subnormal: the quantum of the smallest binade */
+	q = ldexp(a, mbits - e); /* exact: a scaled by a power of two */
+	fl = floor(q);
+	r = q - fl;
+	if (r > 0.5 || (r == 0.5 && fmod(fl, 2.0) != 0))
+		fl += 1;
+	mant = (uint64_t)fl;
+	/* One formula for normal, subnormal, and rounding up a binade. */
+	bits = ((uint64_t)(e + bias) << mbits) + mant - (1ULL << mbits);
+	if (bits >= (uint64_t)emax << mbits)
+		return sign | emax << mbits;
+	return sign | (uint32_t)bits;
+}
+
+double ckpt_f16_to_double(uint16_t bits)
+{
+	return minifloat_decode(bits, 5, 10);
+}
+
+double ckpt_bf16_to_double(uint16_t bits)
+{
+	return minifloat_decode(bits, 8, 7);
+}
+
+uint16_t ckpt_double_to_f16(double v)
+{
+	return (uint16_t)ckpt_float_encode(v, 5, 10);
+}
+
+uint16_t ckpt_double_to_bf16(double v)
+{
+	return (uint16_t)ckpt_float_encode(v, 8, 7);
+}
+
+/* ---- slabs of values ---------------------------------------------------- */
+
+#define WIDEN(T)                                                      \
+	do {                                                          \
+		const T *s = src;                                     \
+		for (size_t i = 0; i < n; i++)                        \
+			dst[i] = (double)s[i];                        \
+	} while (0)
+
+void ckpt_to_double(ckpt_dtype t, const void *src, double *dst, size_t n)
+{
+	const uint16_t *h = src;
+
+	switch (t) {
+	case CKPT_BOOL: WIDEN(signed char); break;
+	case CKPT_I8: WIDEN(int8_t); break;
+	case CKPT_I16: WIDEN(int16_t); break;
+	case CKPT_I32: WIDEN(int32_t); break;
+	case CKPT_I64: WIDEN(int64_t); break;
+	case CKPT_U8: WIDEN(uint8_t); break;
+	case CKPT_U16: WIDEN(uint16_t); break;
+	case CKPT_U32: WIDEN(uint32_t); break;
+	case CKPT_U64: WIDEN(uint64_t); break;
+	case CKPT_F32: WIDEN(float); break;
+	case CKPT_F64: memcpy(dst, src, n * sizeof *dst); break;
+	case CKPT_F16:
+		for (size_t i = 0; i < n; i++)
+			dst[i] = ckpt_f16_to_double(h[i]);
+		break;
+	case CKPT_BF16:
+		for (size_t i = 0; i < n; i++)
+			dst[i] = ckpt_bf16_to_double(h[i]);
+		break;
+	default: break;
+	}
+}
+
+static double round_half_even(double v)
+{
+	double fl = floor(v), r = v - fl;
+
+	if (r > 0.5 || (r == 0.5 && fmod(fl, 2.0) != 0))
+		fl += 1;
+	return fl;
+}
+
+/* For types narrower than 64 bits, whose bounds are exact doubles: the
+ * representable range is [lo, hi). */
+#define NARROW_INT(T, lo, hi)                                         \
+	do {                                                          \
+		T *o = dst;                                           \
+		for (size_t i = 0; i < n; i++) {                      \
+			double r = round_half_even(src[i]);           \
+			if (!(r >= (lo))) {                           \
+				o[i] = isnan(r) ? 0 : (T)(lo);        \
+				bad++;                                \
+			} else if (!(r < (hi))) {                     \
+				o[i] = (T)((hi) - 1);                 \
+				bad++;                                \
+			} else {                                      \
+				o[i] = (T)r;                          \
+			}                                             \
+		}                                                     \
+	} while (0)
+
+static size_t narrow_u64(const double *src, uint64_t *o, size_t n)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double r = round_half_even(src[i]);
+
+		if (!(r >= 0)) {
+			o[i] = 0;
+			bad++;
+		} else if (!(r < 18446744073709551616.0)) {
+			o[i] = UINT64_MAX;
+			bad++;
+		} else {
+			o[i] = (uint64_t)r;
+		}
+	}
+	return bad;
+}
+
+static size_t narrow_i64(const double *src, int64_t *o, size_t n)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double r = round_half_even(src[i]);
+
+		if (!(r >= -9223372036854775808.0)) {
+			o[i] = isnan(r) ? 0 : INT64_MIN;
+			bad++;
+		} else if (!(r < 9223372036854775808.0)) {
+			o[i] = INT64_MAX;
+			bad++;
+		} else {
+			o[i] = (int64_t)r;
+		}
+	}
+	return bad;
+}
+
+size_t ckpt_from_double(ckpt_dtype t, const double *src, void *dst, size_t n)
+{
+	size_t bad = 0;
+	uint16_t *h = dst;
+
+	switch (t) {
+	case CKPT_BOOL: NARROW_INT(signed char, 0.0, 2.0); break;
+	case CKPT_I8: NARROW_INT(int8_t, -128.0, 128.0); break;
+	case CKPT_I16: NARROW_INT(int16_t, -32768.0, 32768.0); break;
+	case CKPT_I32: NARROW_INT(int32_t, -2147483648.0, 2147483648.0); break;
+	case CKPT_U8: NARROW_INT(uint8_t, 0.0, 256.0); break;
+	case CKPT_U16: NARROW_INT(uint16_t, 0.0, 65536.0); break;
+	case CKPT_U32: NARROW_INT(uint32_t, 0.0, 4294967296.0); break;
+	case CKPT_I64: bad = narrow_i64(src, dst, n); break;
+	case CKPT_U64: bad = narrow_u64(src, dst, n); break;
+	case CKPT_F64: memcpy(dst, src, n * sizeof *src); break;
+	case CKPT_F32: {
+		float *o = dst;
+		for (size_t i = 0; i < n; i++) {
+			o[i] = (float)src[i];
+			bad += isinf(o[i]) && !isinf(src[i]);
+		}
+		break;
+	}
+	case CKPT_F16:
+		for (size_t i = 0; i < n; i++) {
+			h[i] = ckpt_double_to_f16(src[i]);
+			bad += (h[i] & 0x7fff) == 0x7c00 && !isinf(src[i]);
+		}
+		break;
+	case CKPT_BF16:
+		for (size_t i = 0; i < n; i++) {
+			h[i] = ckpt_double_to_bf16(src[i]);
+			bad += (h[i] & 0x7fff) == 0x7f80 && !isinf(src[i]);
+		}
+		break;
+	default: break;
+	}
+	return bad;
+}

@@ -1,0 +1,65 @@
+/* dtype.h - the element types of checkpoint variables, and exact conversion
+ * of their values to and from double, the toolkit's working type. */
+#ifndef CKPT_DTYPE_H
+#define CKPT_DTYPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hdf5.h>
+
+typedef enum ckpt_dtype {
+	CKPT_OTHER = 0, /* not numeric (strings, compounds, ...): carried along */
+	CKPT_BOOL,      /* h5py's enum {FALSE=0, TRUE=1} on int8 */
+	CKPT_I8, CKPT_I16, CKPT_I32, CKPT_I64,
+	CKPT_U8, CKPT_U16, CKPT_U32, CKPT_U64,
+	CKPT_F16, CKPT_BF16, CKPT_F32, CKPT_F64,
+	CKPT_NDTYPES
+} ckpt_dtype;
+
+/* "float32", "bfloat16", "uint8", "bool", ...; "other" for CKPT_OTHER. */
+const char *ckpt_dtype_name(ckpt_dtype t);
+
+/* Accepts the long names and the short ones (f16 bf16 f32 f64 i8..i64
+ * u8..u64 bool).  Returns -1 with a message for anything else. */
+int ckpt_dtype_parse(const char *s, ckpt_dtype *out);
+
+size_t ckpt_dtype_size(ckpt_dtype t);
+int ckpt_dtype_is_float(ckpt_dtype t);
+int ckpt_dtype_is_signed(ckpt_dtype t); /* signed integers only */
+
+/* The toolkit type of an HDF5 file datatype, CKPT_OTHER if none fits. */
+ckpt_dtype ckpt_dtype_of(hid_t h5type);
+
+/* A new HDF5 datatype (close it with H5Tclose) for values of t in memory:
+ * native byte order; float16 and bfloat16 as their 16-bit patterns. */
+hid_t ckpt_dtype_memtype(ckpt_dtype t);
+
+/* A new HDF5 datatype for storing t in a file: little-endian, bool as
+ * h5py's enum, so that h5py and Keras read what the toolkit writes. */
+hid_t ckpt_dtype_filetype(ckpt_dtype t);
+
+/* Exact widening of n values in memory layout of t to double (int64 and
+ * uint64 beyond 2^53 round to nearest, ties to even). */
+void ckpt_to_double(ckpt_dtype t, const void *src, double *dst, size_t n);
+
+/* Narrowing with round-to-nearest-even; floats overflow to +-Inf, integers
+ * saturate.  Returns how many values could not be represented (a finite
+ * value that became Inf, or for integers NaN/Inf/out of range). */
+size_t ckpt_from_double(ckpt_dtype t, const double *src, void *dst, size_t n);
+
+/* 16-bit float formats: bit patterns <-> double.  Exact in both directions
+ * for every value (NaN payloads kept, subnormals included); the narrowing
+ * rounds to nearest even directly from double, never through float32. */
+double ckpt_f16_to_double(uint16_t bits);
+double ckpt_bf16_to_double(uint16_t bits);
+uint16_t ckpt_double_to_f16(double v);
+uint16_t ckpt_double_to_bf16(double v);
+
+/* The generic binary-float encoder behind them: v rounded to nearest even
+ * into a format of ebits exponent and mbits mantissa bits (at most 8 and
+ * 23), as a bit pattern.  With (8, 23) it is float32, which is how it is
+ * tested against the hardware. */
+uint32_t ckpt_float_encode(double v, int ebits, int mbits);
+
+#endif

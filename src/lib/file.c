@@ -1,0 +1,561 @@
+/* file.c - open a checkpoint, list its variables in the toolkit's order. */
+#include "file.h"
+#include "err.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+
+static const unsigned char hdf5_magic[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+
+/* The superblock is at 0 or after a user block of 512 * 2^k bytes. */
+static int image_is_hdf5(const unsigned char *p, size_t size)
+{
+	for (size_t off = 0; off + 8 <= size; off = off ? off * 2 : 512)
+		if (memcmp(p + off, hdf5_magic, 8) == 0)
+			return 1;
+	return 0;
+}
+
+static int fd_is_hdf5(int fd, off_t size)
+{
+	unsigned char sig[8];
+
+	for (off_t off = 0; off + 8 <= size; off = off ? off * 2 : 512)
+		if (pread(fd, sig, 8, off) == 8 && memcmp(sig, hdf5_magic, 8) == 0)
+			return 1;
+	return 0;
+}
+
+int ckpt_read_stream(int fd, void **buf, size_t *size)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *p = malloc(cap), *np;
+	ssize_t n;
+
+	if (!p)
+		return -1;
+	for (;;) {
+		if (len == cap) {
+			if (!(np = realloc(p, cap *= 2))) {
+				free(p);
+				return -1;
+			}
+			p = np;
+		}
+		n = read(fd, p + len, cap - len);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			free(p);
+			return -1;
+		}
+		len += (size_t)n;
+	}
+	*buf = p;
+	*size = len;
+	return 0;
+}
+
+/* ---- listing ------------------------------------------------------------ */
+
+struct walk {
+	ckpt_file *f;
+	size_t cap;
+	haddr_t *seen; /* objects already listed: a second hard link to a group
+	                * may form a cycle, to a dataset would list it twice */
+	size_t nseen, seencap;
+	int failed;
+};
+
+static const char *class_name(hid_t type)
+{
+	switch (H5Tget_class(type)) {
+	case H5T_STRING:
+		return H5Tis_variable_str(type) > 0 ? "vlen-string" : "string";
+	case H5T_COMPOUND: return "compound";
+	case H5T_ARRAY: return "array";
+	case H5T_ENUM: return "enum";
+	case H5T_OPAQUE: return "opaque";
+	case H5T_REFERENCE: return "reference";
+	case H5T_VLEN: return "vlen";
+	case H5T_BITFIELD: return "bitfield";
+	case H5T_TIME: return "time";
+	case H5T_FLOAT: return "float";
+	case H5T_INTEGER: return "int";
+	default: return "unknown";
+	}
+}
+
+/* The dtype name, or a kind for what is not numeric: "compound",
+ * "float128" (a float format the toolkit does not compute with), ... */
+static void describe_type(hid_t type, ckpt_dtype dt, char *buf, size_t size)
+{
+	const char *cls = class_name(type);
+
+	if (dt != CKPT_OTHER)
+		snprintf(buf, size, "%s", ckpt_dtype_name(dt));
+	else if (strcmp(cls, "float") == 0 || strcmp(cls, "int") == 0)
+		snprintf(buf, size, "%s%zu", cls, 8 * H5Tget_size(type));
+	else
+		snprintf(buf, size, "%s", cls);
+}
+
+static int describe_dataset(ckpt_file *f, hid_t d, ckpt_var *v)
+{
+	hid_t type = H5Dget_type(d), space = H5Dget_space(d);
+	hsize_t dims[CKPT_MAX_RANK];
+	int rc = -1;
+
+	if (type < 0 || space < 0) {
+		ckpt_seterr_h5("%s: variable '%s': cannot read its type or shape",
+		               f->name, v->name);
+		goto out;
+	}
+	v->dtype = ckpt_dtype_of(type);
+	describe_type(type, v->dtype, v->type, sizeof v->type);
+	v->elsize = H5Tget_size(type);
+	if (H5Sget_simple_extent_type(space) == H5S_NULL) {
+		v->rank = -1;
+		v->nelems = 0;
+	} else {
+		v->rank = H5Sget_simple_extent_dims(space, dims, NULL);
+		if (v->rank < 0) {
+			ckpt_seterr_h5("%s: variable '%s': cannot read its shape",
+			               f->name, v->name);
+			goto out;
+		}
+		v->nelems = 1;
+		for (int i = 0; i < v->rank; i++) {
+			v->dims[i] = dims[i];
+			if (__builtin_mul_overflow(v->nelems, dims[i], &v->nelems)) {
+				ckpt_seterr("%s: variable '%s': shape overflows 64 bits",
+				            f->name, v->name);
+				goto out;
+			}
+		}
+	}
+	if (__builtin_mul_overflow(v->nelems, (uint64_t)v->elsize, &v->nbytes)) {
+		ckpt_seterr("%s: variable '%s': byte size overflows 64 bits",
+		            f->name, v->name);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (type >= 0)
+		H5Tclose(type);
+	if (space >= 0)
+		H5Sclose(space);
+	return rc;
+}
+
+static int add_variable(struct walk *w, hid_t loc, const char *link,
+                        const char *path)
+{
+	ckpt_file *f = w->f;
+	ckpt_var *v;
+	hid_t d;
+	int rc;
+
+	if (f->nvars == w->cap) {
+		size_t ncap = w->cap ? 2 * w->cap : 64;
+		ckpt_var *nv = realloc(f->vars, ncap * sizeof *nv);
+
+		if (!nv)
+			return ckpt_seterr("%s: out of memory", f->name);
+		f->vars = nv;
+		w->cap = ncap;
+	}
+	v = &f->vars[f->nvars];
+	memset(v, 0, sizeof *v);
+	if (!(v->name = strdup(path)))
+		return ckpt_seterr("%s: out of memory", f->name);
+	f->nvars++;
+	if ((d = H5Dopen2(loc, link, H5P_DEFAULT)) < 0)
+		return ckpt_seterr_h5("%s: variable '%s': cannot open", f->name, path);
+	rc = describe_dataset(f, d, v);
+	H5Dclose(d);
+	return rc;
+}
+
+static int seen_before(struct walk *w, haddr_t addr)
+{
+	for (size_t i = 0; i < w->nseen; i++)
+		if (w->seen[i] == addr)
+			return 1;
+	if (w->nseen == w->seencap) {
+		size_t ncap = w->seencap ? 2 * w->seencap : 16;
+		haddr_t *ns = realloc(w->seen, ncap * sizeof *ns);
+
+		if (!ns)
+			return -1;
+		w->seen = ns;
+		w->seencap = ncap;
+	}
+	w->seen[w->nseen++] = addr;
+	return 0;
+}
+
+static int walk_group(struct walk *w, hid_t g, const char *prefix);
+
+struct visit {
+	struct walk *w;
+	const char *prefix;
+};
+
+static herr_t visit_link(hid_t g, const char *link, const H5L_info_t *li,
+                         void *data)
+{
+	struct visit *vi = data;
+	struct walk *w = vi->w;
+	H5O_info_t oi;
+	char *path;
+	hid_t sub;
+	int rc = 0, seen;
+
+	if (li->type != H5L_TYPE_HARD)
+		return 0; /* soft and external links are not followed */
+	if (H5Oget_info_by_name2(g, link, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
+		ckpt_seterr_h5("%s: '%s%s': cannot read object", w->f->name,
+		               vi->prefix, link);
+		w->failed = 1;
+		return -1;
+	}
+	if (oi.type != H5O_TYPE_DATASET && oi.type != H5O_TYPE_GROUP)
+		return 0; /* committed datatypes are not variables */
+	if ((seen = seen_before(w, oi.addr)) != 0) {
+		if (seen > 0)
+			return 0; /* listed under its first name, as h5ls and h5py do */
+		ckpt_seterr("%s: out of memory", w->f->name);
+		w->failed = 1;
+		return -1;
+	}
+	if (!(path = malloc(strlen(vi->prefix) + strlen(link) + 2))) {
+		ckpt_seterr("%s: out of memory", w->f->name);
+		w->failed = 1;
+		return -1;
+	}
+	sprintf(path, "%s%s", vi->prefix, link);
+	if (oi.type == H5O_TYPE_DATASET) {
+		rc = add_variable(w, g, link, path);
+	} else if ((sub = H5Gopen2(g, link, H5P_DEFAULT)) < 0) {
+		rc = ckpt_seterr_h5("%s: group '%s': cannot open", w->f->name, path);
+	} else {
+		strcat(path, "/");
+		rc = walk_group(w, sub, path);
+		H5Gclose(sub);
+	}
+	free(path);
+	if (rc < 0)
+		w->failed = 1;
+	return rc < 0 ? -1 : 0;
+}
+
+static int walk_group(struct walk *w, hid_t g, const char *prefix)
+{
+	struct visit vi = {w, prefix};
+	unsigned order = 0;
+	hid_t gcpl = H5Gget_create_plist(g);
+	hsize_t idx = 0;
+	size_t before = w->f->nvars;
+
+	if (gcpl >= 0) {
+		H5Pget_link_creation_order(gcpl, &order);
+		H5Pclose(gcpl);
+	}
+	if (order & H5P_CRT_ORDER_TRACKED) {
+		if (H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, visit_link,
+		               &vi) >= 0)
+			return 0;
+		if (w->failed)
+			return -1;
+		/* Tracked but not indexed: fall back to name order. */
+		while (w->f->nvars > before)
+			free(w->f->vars[--w->f->nvars].name);
+		idx = 0;
+	}
+	if (H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, visit_link, &vi) < 0) {
+		if (!w->failed)
+			ckpt_seterr_h5("%s: group '/%s': cannot list", w->f->name, prefix);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_by_name(const void *a, const void *b)
+{
+	return strcmp((*(const ckpt_var *const *)a)->name,
+	              (*(const ckpt_var *const *)b)->name);
+}
+
+static int list_variables(ckpt_file *f)
+{
+	struct walk w = {f, 0, NULL, 0, 0, 0};
+	hid_t root = H5Gopen2(f->fid, "/", H5P_DEFAULT);
+	int rc;
+
+	if (root < 0)
+		return ckpt_seterr_h5("%s: cannot open the root group", f->name);
+	rc = walk_group(&w, root, "");
+	H5Gclose(root);
+	free(w.seen);
+	if (rc < 0)
+		return -1;
+	if (!(f->by_name = malloc((f->nvars + 1) * sizeof *f->by_name)))
+		return ckpt_seterr("%s: out of memory", f->name);
+	for (size_t i = 0; i < f->nvars; i++)
+		f->by_name[i] = &f->vars[i];
+	qsort(f->by_name, f->nvars, sizeof *f->by_name, cmp_by_name);
+	return 0;
+}
+
+/* ---- opening ------------------------------------------------------------ */
+
+static ckpt_file *new_file(const char *name)
+{
+	ckpt_file *f = calloc(1, sizeof *f);
+
+	if (!f || !(f->name = strdup(name))) {
+		free(f);
+		ckpt_seterr("%s: out of memory", name);
+		return NULL;
+	}
+	f->fid = -1;
+	return f;
+}
+
+static ckpt_file *finish_open(ckpt_file *f)
+{
+	if (f->fid < 0 || list_variables(f) < 0) {
+		ckpt_close(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* File image callbacks that let HDF5 read the caller's buffer in place:
+ * every "copy" HDF5 asks for is the one buffer, which the ckpt_file owns and
+ * frees after the file is closed.  (H5LTopen_file_image does the same but
+ * leaks its bookkeeping.) */
+static void *image_malloc(size_t size, H5FD_file_image_op_t op, void *udata)
+{
+	ckpt_file *f = udata;
+
+	(void)op;
+	return size == f->image_size ? f->image : NULL;
+}
+
+static void *image_memcpy(void *dest, const void *src, size_t size,
+                          H5FD_file_image_op_t op, void *udata)
+{
+	(void)op;
+	(void)udata;
+	if (dest != src)
+		memmove(dest, src, size);
+	return dest;
+}
+
+static void *image_realloc(void *ptr, size_t size, H5FD_file_image_op_t op,
+                           void *udata)
+{
+	(void)ptr, (void)size, (void)op, (void)udata;
+	return NULL; /* opened read-only: never resized */
+}
+
+static herr_t image_free(void *ptr, H5FD_file_image_op_t op, void *udata)
+{
+	(void)ptr, (void)op, (void)udata;
+	return 0;
+}
+
+static void *udata_copy(void *udata)
+{
+	return udata;
+}
+
+static herr_t udata_free(void *udata)
+{
+	(void)udata;
+	return 0;
+}
+
+static hid_t open_in_place(ckpt_file *f)
+{
+	H5FD_file_image_callbacks_t cb = {image_malloc, image_memcpy,
+	                                  image_realloc, image_free,
+	                                  udata_copy, udata_free, f};
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fid = -1;
+
+	if (fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 0) >= 0 &&
+	    H5Pset_file_image_callbacks(fapl, &cb) >= 0 &&
+	    H5Pset_file_image(fapl, f->image, f->image_size) >= 0 &&
+	    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0) {
+		fid = H5Fopen(f->name, H5F_ACC_RDONLY, fapl);
+		if (fid < 0)
+			ckpt_seterr_h5("%s: damaged or truncated HDF5 file", f->name);
+	} else {
+		ckpt_seterr_h5("%s: cannot set up an in-memory file", f->name);
+	}
+	if (fapl >= 0)
+		H5Pclose(fapl);
+	return fid;
+}
+
+ckpt_file *ckpt_open_image(const char *name, void *image, size_t size)
+{
+	ckpt_file *f = new_file(name);
+
+	if (!f) {
+		free(image);
+		return NULL;
+	}
+	f->image = image;
+	f->image_size = size;
+	if (!image_is_hdf5(image, size)) {
+		ckpt_seterr("%s: not an HDF5 file", name);
+	} else {
+		f->fid = open_in_place(f);
+	}
+	return finish_open(f);
+}
+
+static ckpt_file *open_stdin(void)
+{
+	void *buf;
+	size_t size;
+
+	if (ckpt_read_stream(0, &buf, &size) < 0) {
+		ckpt_seterr_errno("(stdin)");
+		return NULL;
+	}
+	if (size == 0) {
+		free(buf);
+		ckpt_seterr("(stdin): empty input, not an HDF5 file");
+		return NULL;
+	}
+	return ckpt_open_image("(stdin)", buf, size);
+}
+
+/* Checks HDF5 cannot phrase well: missing, a directory, unreadable, empty,
+ * not HDF5 at all. */
+static int check_path(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY), is;
+
+	if (fd < 0)
+		return ckpt_seterr_errno(path);
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return ckpt_seterr_errno(path);
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return ckpt_seterr("%s: is a directory", path);
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return ckpt_seterr("%s: empty file, not an HDF5 file", path);
+	}
+	is = fd_is_hdf5(fd, st.st_size);
+	close(fd);
+	if (!is)
+		return ckpt_seterr("%s: not an HDF5 file", path);
+	return 0;
+}
+
+ckpt_file *ckpt_open(const char *path)
+{
+	ckpt_file *f;
+	hid_t fapl;
+
+	if (strcmp(path, "-") == 0)
+		return open_stdin();
+	if (check_path(path) < 0 || !(f = new_file(path)))
+		return NULL;
+	fapl = H5Pcreate(H5P_FILE_ACCESS);
+	H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+	f->fid = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+	if (f->fid < 0) /* before any other call clears HDF5's error stack */
+		ckpt_seterr_h5("%s: damaged or truncated HDF5 file", path);
+	H5Pclose(fapl);
+	return finish_open(f);
+}
+
+void ckpt_close(ckpt_file *f)
+{
+	if (!f)
+		return;
+	if (f->fid >= 0)
+		H5Fclose(f->fid);
+	for (size_t i = 0; i < f->nvars; i++)
+		free(f->vars[i].name);
+	free(f->vars);
+	free(f->by_name);
+	free(f->image);
+	free(f->name);
+	free(f);
+}
+
+const ckpt_var *ckpt_find(const ckpt_file *f, const char *name)
+{
+	size_t lo = 0, hi = f->nvars;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const ckpt_var *v = f->by_name[mid];
+		int c = strcmp(name, v->name);
+
+		if (c == 0)
+			return v;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+uint64_t ckpt_total_params(const ckpt_file *f)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < f->nvars; i++)
+		if (f->vars[i].dtype != CKPT_OTHER)
+			n += f->vars[i].nelems;
+	return n;
+}
+
+char *ckpt_shape_str(const ckpt_var *v, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (v->rank < 0) {
+		snprintf(buf, size, "null");
+		return buf;
+	}
+	len += (size_t)snprintf(buf, size, "[");
+	for (int i = 0; i < v->rank && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%llu", i ? "," : "",
+		                        (unsigned long long)v->dims[i]);
+	if (len < size)
+		snprintf(buf + len, size - len, "]");
+	return buf;
+}
+
+int ckpt_same_shape(const ckpt_var *a, const ckpt_var *b)
+{
+	if (a->rank != b->rank)
+		return 0;
+	for (int i = 0; i < a->rank; i++)
+		if (a->dims[i] != b->dims[i])
+			return 0;
+	return 1;
+}

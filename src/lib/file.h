@@ -1,0 +1,66 @@
+/* file.h - opening a checkpoint and listing its variables.
+ *
+ * A checkpoint is an HDF5 file; every dataset at any depth is a variable,
+ * named by its path without the leading '/'.  Variables are listed depth
+ * first, each group in creation order where the file tracks it and in name
+ * order otherwise (what h5ls -r shows).  Soft and external links are not
+ * followed, so nothing is listed twice. */
+#ifndef CKPT_FILE_H
+#define CKPT_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hdf5.h>
+
+#include "dtype.h"
+
+#define CKPT_MAX_RANK 32
+
+typedef struct ckpt_var {
+	char *name;         /* path without the leading '/' */
+	ckpt_dtype dtype;   /* CKPT_OTHER when not numeric */
+	char type[24];      /* dtype name, or the kind: "string", "compound"... */
+	int rank;           /* -1 for a null dataspace (no elements at all) */
+	uint64_t dims[CKPT_MAX_RANK];
+	uint64_t nelems;    /* product of dims; 1 for a scalar */
+	uint64_t nbytes;    /* nelems times the stored element size */
+	size_t elsize;      /* stored element size in bytes */
+} ckpt_var;
+
+typedef struct ckpt_file {
+	char *name;         /* as given, "(stdin)" for "-": used in messages */
+	hid_t fid;
+	void *image;        /* the file's bytes when opened from memory */
+	size_t image_size;
+	ckpt_var *vars;
+	size_t nvars;
+	const ckpt_var **by_name; /* vars sorted by name, for lookups */
+} ckpt_file;
+
+/* Open path ("-" reads standard input into memory) read-only and list its
+ * variables.  NULL on failure, with a message naming the file. */
+ckpt_file *ckpt_open(const char *path);
+
+/* Open an HDF5 file image held in memory; the checkpoint takes ownership of
+ * image (released with free() by ckpt_close). */
+ckpt_file *ckpt_open_image(const char *name, void *image, size_t size);
+
+void ckpt_close(ckpt_file *f);
+
+/* The variable called name, or NULL. */
+const ckpt_var *ckpt_find(const ckpt_file *f, const char *name);
+
+/* Numeric variables only: total elements and bytes. */
+uint64_t ckpt_total_params(const ckpt_file *f);
+
+/* "[3,4]", "[]" for a scalar, "null" for a null dataspace. */
+char *ckpt_shape_str(const ckpt_var *v, char *buf, size_t size);
+
+/* Whether a and b have the same rank and dimensions. */
+int ckpt_same_shape(const ckpt_var *a, const ckpt_var *b);
+
+/* Read all of a stream into memory (for "-"); returns 0 or -1 with errno. */
+int ckpt_read_stream(int fd, void **buf, size_t *size);
+
+#endif

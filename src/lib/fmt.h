@@ -1,0 +1,20 @@
+/* fmt.h - numbers as text that reads back to the same stored value: the
+ * shortest decimal that round-trips through the element type (so a float32
+ * prints as 0.1, not 0.100000001), "nan", "inf", "-inf". */
+#ifndef CKPT_FMT_H
+#define CKPT_FMT_H
+
+#include <stddef.h>
+
+#include "dtype.h"
+
+#define CKPT_FMT_MAX 32
+
+/* Element i of a slab buf holding values of type t, in memory layout. */
+char *ckpt_fmt_elem(ckpt_dtype t, const void *buf, size_t i, char *out);
+
+/* A double, shortest text that round-trips through type t (a float type,
+ * or CKPT_F64 for statistics). */
+char *ckpt_fmt_double(double v, ckpt_dtype t, char *out);
+
+#endif

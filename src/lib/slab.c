@@ -1,0 +1,206 @@
+/* slab.c - bounded-size hyperslab iteration over a variable. */
+#include "slab.h"
+#include "err.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void ckpt_slab_plan(int rank, const uint64_t *dims, const uint64_t *chunk,
+                    uint64_t max_elems, int *split, uint64_t *step)
+{
+	uint64_t inner = 1, rows;
+	int k = rank - 1;
+
+	if (max_elems == 0)
+		max_elems = 1;
+	if (rank <= 0) {
+		*split = 0;
+		*step = 1;
+		return;
+	}
+	/* The outermost dimension k whose trailing block still fits: then a
+	 * slab of `rows` indices along k is contiguous in C order. */
+	while (k > 0 && dims[k] <= max_elems / inner) {
+		inner *= dims[k];
+		k--;
+	}
+	rows = max_elems / inner;
+	if (rows > dims[k])
+		rows = dims[k];
+	if (rows == 0)
+		rows = 1;
+	/* Whole chunks per slab, so that no chunk is decompressed twice. */
+	if (chunk && chunk[k] && rows > chunk[k])
+		rows -= rows % chunk[k];
+	*split = k;
+	*step = rows;
+}
+
+/* A filter HDF5 cannot apply fails deep inside H5Dread with a message about
+ * plugin directories; say plainly which filter is missing instead.  Only
+ * after a failed read: H5Zfilter_avail() does not load plugins (1.10), so it
+ * answers "no" for filters that would load on demand. */
+static int check_filters(const ckpt_file *f, const ckpt_var *v, hid_t dset)
+{
+	hid_t dcpl = H5Dget_create_plist(dset);
+	int n = dcpl < 0 ? 0 : H5Pget_nfilters(dcpl), rc = 0;
+
+	for (int i = 0; i < n; i++) {
+		char name[64] = "";
+		unsigned flags, cd[16];
+		size_t ncd = 16;
+		H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd,
+		                                 sizeof name, name, NULL);
+
+		if (id >= 0 && H5Zfilter_avail(id) <= 0) {
+			rc = ckpt_seterr("%s: variable '%s': compressed with HDF5 filter "
+			                   "%d%s%s%s, which HDF5 could not load (its "
+			                   "plugin is needed, e.g. Debian's hdf5-plugin-lzf "
+			                   "or hdf5-filter-plugin)", f->name, v->name, (int)id,
+			                   *name ? " (" : "", name, *name ? ")" : "");
+			break;
+		}
+	}
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	return rc;
+}
+
+int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
+                   size_t max_bytes)
+{
+	size_t elsize = ckpt_dtype_size(v->dtype);
+	uint64_t chunk[CKPT_MAX_RANK], *chunkp = NULL;
+	hsize_t hchunk[CKPT_MAX_RANK];
+	hid_t dcpl, dapl;
+	size_t cap;
+
+	memset(s, 0, sizeof *s);
+	s->file = f;
+	s->var = v;
+	s->dset = s->fspace = s->mtype = -1;
+	if (v->dtype == CKPT_OTHER)
+		return ckpt_seterr("%s: variable '%s' is not numeric (%s)", f->name,
+		                   v->name, v->type);
+	if (v->nelems == 0) {
+		s->done = 1;
+		return 0;
+	}
+	dapl = H5Pcreate(H5P_DATASET_ACCESS);
+	/* A chunk cache that holds a slab's worth of chunks. */
+	H5Pset_chunk_cache(dapl, 1021, max_bytes + (1u << 20), 1.0);
+	s->dset = H5Dopen2(f->fid, v->name, dapl);
+	H5Pclose(dapl);
+	if (s->dset < 0 || (s->fspace = H5Dget_space(s->dset)) < 0 ||
+	    (s->mtype = ckpt_dtype_memtype(v->dtype)) < 0) {
+		ckpt_seterr_h5("%s: variable '%s': cannot open", f->name, v->name);
+		ckpt_slab_close(s);
+		return -1;
+	}
+	if ((dcpl = H5Dget_create_plist(s->dset)) >= 0) {
+		if (H5Pget_layout(dcpl) == H5D_CHUNKED && v->rank > 0 &&
+		    H5Pget_chunk(dcpl, v->rank, hchunk) == v->rank) {
+			for (int i = 0; i < v->rank; i++)
+				chunk[i] = hchunk[i];
+			chunkp = chunk;
+		}
+		H5Pclose(dcpl);
+	}
+	ckpt_slab_plan(v->rank, v->dims, chunkp, max_bytes / elsize, &s->split,
+	               &s->step);
+	cap = 1;
+	for (int i = s->split + 1; i < v->rank; i++)
+		cap *= (size_t)v->dims[i];
+	cap *= (size_t)s->step;
+	s->cap = cap;
+	if (!(s->buf = malloc(cap * elsize))) {
+		ckpt_slab_close(s);
+		return ckpt_seterr("%s: variable '%s': out of memory", f->name, v->name);
+	}
+	return 0;
+}
+
+/* Select the slab starting at s->pos in the file space; returns its count. */
+static size_t select_slab(ckpt_slab *s)
+{
+	const ckpt_var *v = s->var;
+	hsize_t start[CKPT_MAX_RANK], count[CKPT_MAX_RANK];
+	size_t n = 1;
+
+	if (v->rank == 0) {
+		H5Sselect_all(s->fspace);
+		return 1;
+	}
+	for (int i = 0; i < v->rank; i++) {
+		start[i] = s->pos[i];
+		if (i < s->split)
+			count[i] = 1;
+		else if (i == s->split)
+			count[i] = v->dims[i] - s->pos[i] < s->step ?
+			           v->dims[i] - s->pos[i] : s->step;
+		else
+			count[i] = v->dims[i];
+		n *= (size_t)count[i];
+	}
+	H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, start, NULL, count, NULL);
+	return n;
+}
+
+/* Advance s->pos past the slab just read, like an odometer. */
+static void advance(ckpt_slab *s)
+{
+	const ckpt_var *v = s->var;
+	int i = s->split;
+
+	if (v->rank == 0) {
+		s->done = 1;
+		return;
+	}
+	s->pos[i] += s->step;
+	while (s->pos[i] >= v->dims[i]) {
+		s->pos[i] = 0;
+		if (--i < 0) {
+			s->done = 1;
+			return;
+		}
+		s->pos[i]++;
+	}
+}
+
+int ckpt_slab_next(ckpt_slab *s)
+{
+	hsize_t n;
+	hid_t mspace;
+	herr_t rc;
+
+	if (s->done)
+		return 0;
+	n = select_slab(s);
+	mspace = H5Screate_simple(1, &n, NULL);
+	rc = H5Dread(s->dset, s->mtype, mspace, s->fspace, H5P_DEFAULT, s->buf);
+	if (rc < 0) { /* before H5Sclose clears HDF5's error stack */
+		ckpt_seterr_h5("%s: variable '%s': read error", s->file->name,
+		               s->var->name);
+		check_filters(s->file, s->var, s->dset);
+	}
+	H5Sclose(mspace);
+	if (rc < 0)
+		return -1;
+	s->start = s->start + s->count;
+	s->count = (size_t)n;
+	advance(s);
+	return 1;
+}
+
+void ckpt_slab_close(ckpt_slab *s)
+{
+	if (s->dset >= 0)
+		H5Dclose(s->dset);
+	if (s->fspace >= 0)
+		H5Sclose(s->fspace);
+	if (s->mtype >= 0)
+		H5Tclose(s->mtype);
+	free(s->buf);
+	memset(s, 0, sizeof *s);
+	s->dset = s->fspace = s->mtype = -1;
+}

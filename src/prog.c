@@ -1,0 +1,165 @@
+/* prog.c - the programs' shared front end. */
+#include "prog.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *progname = "ckpt";
+
+void prog_init(const char *argv0)
+{
+	const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
+
+	if (argv0)
+		progname = slash ? slash + 1 : argv0;
+	ckpt_init();
+}
+
+static void vmessage(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", progname);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	progress_end();
+	va_start(ap, fmt);
+	vmessage(fmt, ap);
+	va_end(ap);
+	exit(2);
+}
+
+void die_lib(void)
+{
+	die("%s", ckpt_errmsg());
+}
+
+void warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(fmt, ap);
+	va_end(ap);
+}
+
+void usage_error(const char *synopsis, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "usage: %s %s (see %s --help)\n", progname, synopsis,
+	        progname);
+	exit(2);
+}
+
+uint64_t parse_count(const char *opt, const char *s, uint64_t min, uint64_t max)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		die("%s: '%s' is not a whole number", opt, s);
+	v = strtoull(s, &end, 10);
+	if (*end)
+		die("%s: '%s' is not a whole number", opt, s);
+	if (errno == ERANGE || v < min || v > max)
+		die("%s: %s is out of range (%llu to %llu)", opt, s,
+		    (unsigned long long)min, (unsigned long long)max);
+	return v;
+}
+
+double parse_real(const char *opt, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end || errno == ERANGE || !isfinite(v))
+		die("%s: '%s' is not a finite number", opt, s);
+	return v;
+}
+
+int finish(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+		if (errno != EPIPE)
+			warn("write error on standard output: %s", strerror(errno));
+		return 2;
+	}
+	return status;
+}
+
+void json_string(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", fp); break;
+		case '\\': fputs("\\\\", fp); break;
+		case '\n': fputs("\\n", fp); break;
+		case '\t': fputs("\\t", fp); break;
+		case '\r': fputs("\\r", fp); break;
+		default:
+			if (*p < 0x20)
+				fprintf(fp, "\\u%04x", *p);
+			else
+				fputc(*p, fp);
+		}
+	}
+	fputc('"', fp);
+}
+
+/* ---- progress ----------------------------------------------------------- */
+
+static struct {
+	int on;
+	uint64_t total, done;
+	const char *what;
+	time_t last;
+} prog;
+
+void progress_start(int mode, uint64_t total, const char *what)
+{
+	prog.on = mode > 0 || (mode == 0 && isatty(2));
+	prog.total = total ? total : 1;
+	prog.done = 0;
+	prog.what = what;
+	prog.last = 0;
+}
+
+void progress_add(uint64_t done)
+{
+	time_t now;
+
+	if (!prog.on)
+		return;
+	prog.done += done;
+	now = time(NULL);
+	if (now == prog.last && prog.done < prog.total)
+		return;
+	prog.last = now;
+	fprintf(stderr, "\r%s: %s %3d%%", progname, prog.what,
+	        (int)(100.0 * (double)prog.done / (double)prog.total));
+}
+
+void progress_end(void)
+{
+	if (prog.on && prog.last)
+		fprintf(stderr, "\r\033[K");
+	prog.on = 0;
+}

@@ -1,0 +1,45 @@
+/* prog.h - what every ckpt program's main() shares: its name in messages,
+ * the one die()/warn() pair, strict option-value parsing, checked stdout,
+ * JSON strings, and the progress bar.  The library never prints; this does. */
+#ifndef CKPT_PROG_H
+#define CKPT_PROG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/ckpt.h"
+
+extern const char *progname;
+
+/* Set the program name and initialise the library. */
+void prog_init(const char *argv0);
+
+/* "prog: message" on stderr, then exit 2. */
+_Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* die() with the library's last message. */
+_Noreturn void die_lib(void);
+void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Misuse: "prog: message", then the program's short usage line, exit 2. */
+_Noreturn void usage_error(const char *synopsis, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Strict parsers for option values: the whole string must be a number in
+ * range; otherwise they die naming the option. */
+uint64_t parse_count(const char *opt, const char *s, uint64_t min, uint64_t max);
+double parse_real(const char *opt, const char *s);
+
+/* Flush and close stdout; a write error (full disk, closed pipe) is
+ * reported and turns status into 2.  Returns the status to exit with. */
+int finish(int status);
+
+/* s as a JSON string, quoted and escaped. */
+void json_string(FILE *fp, const char *s);
+
+/* Progress on stderr, shown only when it is a terminal (or forced), never
+ * with -q.  mode: -1 never, 0 when stderr is a terminal, 1 always. */
+void progress_start(int mode, uint64_t total, const char *what);
+void progress_add(uint64_t done);
+void progress_end(void);
+
+#endif

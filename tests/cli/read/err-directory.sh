@@ -1,0 +1,2 @@
+run ckpt-read "$T"
+expect_error ckpt-read "is a directory"

@@ -1,0 +1,223 @@
+/* Element types and the conversion module. */
+#include "unit.h"
+
+#include <float.h>
+
+static void f16_roundtrip_every_pattern(void **state)
+{
+	(void)state;
+	for (uint32_t b = 0; b < 65536; b++) {
+		double d = ckpt_f16_to_double((uint16_t)b);
+		uint16_t back = ckpt_double_to_f16(d);
+
+		if (isnan(d))
+			assert_int_equal(back, b | 0x0200); /* quieted, payload kept */
+		else
+			assert_int_equal(back, b);
+	}
+}
+
+static void bf16_roundtrip_every_pattern(void **state)
+{
+	(void)state;
+	for (uint32_t b = 0; b < 65536; b++) {
+		double d = ckpt_bf16_to_double((uint16_t)b);
+		uint16_t back = ckpt_double_to_bf16(d);
+		float f;
+		uint32_t fb = b << 16;
+
+		memcpy(&f, &fb, sizeof f);
+		if (isnan(d)) {
+			assert_true(isnan(f));
+			assert_int_equal(back, b | 0x0040);
+		} else {
+			assert_true(d == (double)f); /* bf16 is the top half of f32 */
+			assert_int_equal(back, b);
+		}
+	}
+}
+
+static void f16_known_values(void **state)
+{
+	(void)state;
+	assert_true(ckpt_f16_to_double(0x3c00) == 1.0);
+	assert_true(ckpt_f16_to_double(0x7bff) == 65504.0);
+	assert_true(ckpt_f16_to_double(0x0001) == ldexp(1, -24));
+	assert_true(ckpt_f16_to_double(0x03ff) == ldexp(1023, -24));
+	assert_true(isinf(ckpt_f16_to_double(0xfc00)) && ckpt_f16_to_double(0xfc00) < 0);
+	assert_int_equal(ckpt_double_to_f16(65504), 0x7bff);
+	assert_int_equal(ckpt_double_to_f16(65519.99), 0x7bff);
+	assert_int_equal(ckpt_double_to_f16(65520), 0x7c00); /* tie rounds to Inf */
+	assert_int_equal(ckpt_double_to_f16(1e300), 0x7c00);
+	assert_int_equal(ckpt_double_to_f16(-0.0), 0x8000);
+	assert_int_equal(ckpt_double_to_f16(ldexp(1, -25)), 0x0000); /* tie to even */
+	assert_int_equal(ckpt_double_to_f16(ldexp(3, -25)), 0x0002); /* tie to even */
+	assert_int_equal(ckpt_double_to_f16(ldexp(1, -25) * 1.0000001), 0x0001);
+	assert_int_equal(ckpt_double_to_f16(ldexp(1023.5, -24)), 0x0400); /* into normal */
+	assert_int_equal(ckpt_double_to_f16(1e-300), 0x0000);
+	assert_int_equal(ckpt_double_to_f16(0.1), 0x2e66);
+	assert_int_equal(ckpt_double_to_f16(1 + ldexp(1, -11)), 0x3c00); /* tie */
+	assert_int_equal(ckpt_double_to_f16(1 + ldexp(3, -11)), 0x3c02); /* tie up */
+}
+
+/* Rounding straight from double, not through float32, which would round
+ * twice: 1 + 2^-8 + 2^-30 becomes the tie 1 + 2^-8 in float32. */
+static void bf16_no_double_rounding(void **state)
+{
+	double v = 1 + ldexp(1, -8) + ldexp(1, -30);
+
+	(void)state;
+	assert_int_equal(ckpt_double_to_bf16(v), 0x3f81);
+	assert_int_equal(ckpt_double_to_bf16(1 + ldexp(1, -8)), 0x3f80);
+	assert_int_equal(ckpt_double_to_bf16(3.3895313892515355e38), 0x7f7f);
+	assert_int_equal(ckpt_double_to_bf16(3.4e38), 0x7f80);
+	assert_int_equal(ckpt_double_to_bf16(ldexp(1, -133)), 0x0001);
+}
+
+/* The generic encoder, set to float32's layout, rounds exactly as the
+ * hardware does: random doubles over the whole range, exact ties between
+ * adjacent floats, subnormals, overflow. */
+static uint32_t hw_f32(double d)
+{
+	float f = (float)d;
+	uint32_t b;
+
+	memcpy(&b, &f, sizeof b);
+	return b;
+}
+
+static void generic_encoder_matches_hardware(void **state)
+{
+	uint64_t x = 88172645463325252ULL;
+
+	(void)state;
+	for (int i = 0; i < 300000; i++) {
+		double d, tie;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		d = ldexp((double)(x >> 11), (int)(x % 320) - 210 - 53);
+		if (x & 1)
+			d = -d;
+		assert_int_equal(ckpt_float_encode(d, 8, 23), hw_f32(d));
+		/* the midpoint between d's float and the next one up */
+		tie = ((double)(float)d + (double)nextafterf((float)d, INFINITY)) / 2;
+		assert_int_equal(ckpt_float_encode(tie, 8, 23), hw_f32(tie));
+	}
+	assert_int_equal(ckpt_float_encode(FLT_MAX * 1.0000001, 8, 23), hw_f32(FLT_MAX * 1.0000001));
+	assert_int_equal(ckpt_float_encode(ldexp(1, -150), 8, 23), 0);
+	assert_int_equal(ckpt_float_encode(ldexp(3, -150), 8, 23), 2);
+}
+
+static void widen_every_type(void **state)
+{
+	int8_t i8[3] = {-128, 0, 127};
+	uint64_t u64[2] = {0, UINT64_MAX};
+	int64_t i64[2] = {INT64_MIN, (1LL << 53) + 1};
+	signed char bools[2] = {0, 1};
+	double out[3];
+
+	(void)state;
+	ckpt_to_double(CKPT_I8, i8, out, 3);
+	assert_true(out[0] == -128 && out[1] == 0 && out[2] == 127);
+	ckpt_to_double(CKPT_U64, u64, out, 2);
+	assert_true(out[1] == 18446744073709551616.0);
+	ckpt_to_double(CKPT_I64, i64, out, 2);
+	assert_true(out[0] == -9223372036854775808.0 && out[1] == 9007199254740992.0);
+	ckpt_to_double(CKPT_BOOL, bools, out, 2);
+	assert_true(out[0] == 0 && out[1] == 1);
+}
+
+static void narrow_integers(void **state)
+{
+	double v[8] = {2.5, 3.5, -2.5, -0.5, 127.4, 128, NAN, -129};
+	int8_t o[8];
+	uint8_t u[3];
+	double uv[3] = {-0.6, 255.5, 254.5};
+	int64_t big;
+	double huge = 9.3e18;
+
+	(void)state;
+	assert_int_equal(ckpt_from_double(CKPT_I8, v, o, 8), 3);
+	assert_int_equal(o[0], 2);
+	assert_int_equal(o[1], 4);
+	assert_int_equal(o[2], -2);
+	assert_int_equal(o[3], 0);
+	assert_int_equal(o[4], 127);
+	assert_int_equal(o[5], 127); /* saturated */
+	assert_int_equal(o[6], 0);   /* NaN: counted, never silently a number */
+	assert_int_equal(o[7], -128);
+	assert_int_equal(ckpt_from_double(CKPT_U8, uv, u, 3), 2);
+	assert_int_equal(u[2], 254);
+	assert_int_equal(ckpt_from_double(CKPT_I64, &huge, &big, 1), 1);
+	assert_true(big == INT64_MAX);
+}
+
+static void narrow_float_overflow_counted(void **state)
+{
+	double v[3] = {1e39, INFINITY, 1.0};
+	float f[3];
+	uint16_t h[3];
+
+	(void)state;
+	assert_int_equal(ckpt_from_double(CKPT_F32, v, f, 3), 1);
+	assert_int_equal(ckpt_from_double(CKPT_F16, v, h, 3), 1);
+	assert_int_equal(ckpt_from_double(CKPT_BF16, v, h, 3), 1);
+}
+
+static void names_parse(void **state)
+{
+	ckpt_dtype t;
+
+	(void)state;
+	for (int i = CKPT_BOOL; i < CKPT_NDTYPES; i++) {
+		assert_int_equal(ckpt_dtype_parse(ckpt_dtype_name((ckpt_dtype)i), &t), 0);
+		assert_int_equal(t, i);
+	}
+	assert_int_equal(ckpt_dtype_parse("bf16", &t), 0);
+	assert_int_equal(t, CKPT_BF16);
+	assert_int_equal(ckpt_dtype_parse("u32", &t), 0);
+	assert_int_equal(t, CKPT_U32);
+	assert_int_equal(ckpt_dtype_parse("float8", &t), -1);
+	assert_non_null(strstr(ckpt_errmsg(), "unknown dtype 'float8'"));
+}
+
+/* Every file type the toolkit writes reads back as the same dtype, and the
+ * standard HDF5 types map as expected. */
+static void hdf5_types(void **state)
+{
+	(void)state;
+	for (int i = CKPT_BOOL; i < CKPT_NDTYPES; i++) {
+		hid_t ft = ckpt_dtype_filetype((ckpt_dtype)i);
+		hid_t mt = ckpt_dtype_memtype((ckpt_dtype)i);
+
+		assert_true(ft >= 0 && mt >= 0);
+		assert_int_equal(ckpt_dtype_of(ft), i);
+		assert_int_equal(ckpt_dtype_of(mt), i);
+		assert_int_equal(H5Tget_size(mt), ckpt_dtype_size((ckpt_dtype)i));
+		H5Tclose(ft);
+		H5Tclose(mt);
+	}
+	assert_int_equal(ckpt_dtype_of(H5T_IEEE_F32BE), CKPT_F32);
+	assert_int_equal(ckpt_dtype_of(H5T_STD_U16BE), CKPT_U16);
+	assert_int_equal(ckpt_dtype_of(H5T_NATIVE_LDOUBLE), CKPT_OTHER);
+	assert_int_equal(ckpt_dtype_of(H5T_C_S1), CKPT_OTHER);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(f16_roundtrip_every_pattern),
+		cmocka_unit_test(bf16_roundtrip_every_pattern),
+		cmocka_unit_test(f16_known_values),
+		cmocka_unit_test(bf16_no_double_rounding),
+		cmocka_unit_test(generic_encoder_matches_hardware),
+		cmocka_unit_test(widen_every_type),
+		cmocka_unit_test(narrow_integers),
+		cmocka_unit_test(narrow_float_overflow_counted),
+		cmocka_unit_test(names_parse),
+		cmocka_unit_test(hdf5_types),
+	};
+
+	ckpt_init();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,161 @@
+/* Opening checkpoints: order, lookups, kinds, and the failure messages. */
+#include "unit.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static const char *path_of(const char *name)
+{
+	static char p[128];
+
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	return p;
+}
+
+static void dataset(hid_t loc, const char *name, hid_t type, int rank, hsize_t *dims)
+{
+	hid_t sp = rank < 0 ? H5Screate(H5S_NULL) :
+	           rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR);
+	hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), d;
+
+	H5Pset_create_intermediate_group(lcpl, 1);
+	d = H5Dcreate2(loc, name, type, sp, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+	assert_true(d >= 0);
+	H5Dclose(d);
+	H5Pclose(lcpl);
+	H5Sclose(sp);
+}
+
+static void lists_in_order(void **state)
+{
+	hid_t fcpl = H5Pcreate(H5P_FILE_CREATE), f, g, str;
+	hsize_t d2[2] = {2, 3}, d0[1] = {0};
+	ckpt_file *c;
+
+	(void)state;
+	H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+	f = H5Fcreate(path_of("o.h5"), H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+	/* Intermediate groups would inherit the tracking; an explicit group
+	 * with default properties does not, so z lists in name order. */
+	g = H5Gcreate2(f, "z", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	H5Gclose(g);
+	dataset(f, "z/w", H5T_IEEE_F32LE, 2, d2);
+	dataset(f, "z/a", H5T_STD_I64BE, 0, NULL);
+	dataset(f, "b", H5T_IEEE_F64LE, 1, d0);
+	dataset(f, "n", H5T_STD_U8LE, -1, NULL);
+	str = H5Tcopy(H5T_C_S1);
+	H5Tset_size(str, 10);
+	dataset(f, "s", str, 1, d2);
+	H5Tclose(str);
+	H5Lcreate_soft("/b", f, "link_to_b", H5P_DEFAULT, H5P_DEFAULT);
+	H5Lcreate_hard(f, "z", f, "z_again", H5P_DEFAULT, H5P_DEFAULT);
+	H5Fclose(f);
+	H5Pclose(fcpl);
+
+	c = ckpt_open(path_of("o.h5"));
+	assert_non_null(c);
+	assert_int_equal(c->nvars, 5); /* the soft link and second hard link are skipped */
+	assert_string_equal(c->vars[0].name, "z/a");
+	assert_string_equal(c->vars[1].name, "z/w");
+	assert_string_equal(c->vars[2].name, "b");
+	assert_string_equal(c->vars[3].name, "n");
+	assert_string_equal(c->vars[4].name, "s");
+	assert_int_equal(c->vars[0].dtype, CKPT_I64);
+	assert_int_equal(c->vars[0].rank, 0);
+	assert_int_equal(c->vars[0].nelems, 1);
+	assert_int_equal(c->vars[1].nelems, 6);
+	assert_int_equal(c->vars[1].nbytes, 24);
+	assert_int_equal(c->vars[2].nelems, 0);
+	assert_int_equal(c->vars[3].rank, -1);
+	assert_int_equal(c->vars[4].dtype, CKPT_OTHER);
+	assert_string_equal(c->vars[4].type, "string");
+	assert_int_equal(ckpt_total_params(c), 1 + 6 + 0 + 0);
+	assert_ptr_equal(ckpt_find(c, "z/w"), &c->vars[1]);
+	assert_null(ckpt_find(c, "z/q"));
+	ckpt_close(c);
+}
+
+static void shapes(void **state)
+{
+	ckpt_var v = {.rank = 2, .dims = {3, 4}}, s = {.rank = 0}, n = {.rank = -1};
+	char b[64];
+
+	(void)state;
+	assert_string_equal(ckpt_shape_str(&v, b, sizeof b), "[3,4]");
+	assert_string_equal(ckpt_shape_str(&s, b, sizeof b), "[]");
+	assert_string_equal(ckpt_shape_str(&n, b, sizeof b), "null");
+	assert_true(ckpt_same_shape(&v, &v));
+	assert_false(ckpt_same_shape(&v, &s));
+}
+
+static void from_memory(void **state)
+{
+	FILE *fp = fopen(path_of("o.h5"), "rb");
+	void *buf;
+	size_t size;
+	ckpt_file *c;
+
+	(void)state;
+	assert_non_null(fp);
+	assert_int_equal(ckpt_read_stream(fileno(fp), &buf, &size), 0);
+	fclose(fp);
+	c = ckpt_open_image("mem", buf, size);
+	assert_non_null(c);
+	assert_int_equal(c->nvars, 5);
+	ckpt_close(c);
+}
+
+static void failures(void **state)
+{
+	FILE *fp;
+
+	(void)state;
+	assert_null(ckpt_open(path_of("missing.h5")));
+	assert_non_null(strstr(ckpt_errmsg(), "missing.h5: No such file"));
+	assert_null(ckpt_open(dir));
+	assert_non_null(strstr(ckpt_errmsg(), "is a directory"));
+	fp = fopen(path_of("text.h5"), "w");
+	fputs("not hdf5 at all, just some words\n", fp);
+	fclose(fp);
+	assert_null(ckpt_open(path_of("text.h5")));
+	assert_non_null(strstr(ckpt_errmsg(), "text.h5: not an HDF5 file"));
+	assert_null(ckpt_open_image("img", strdup("short"), 5));
+	assert_non_null(strstr(ckpt_errmsg(), "img: not an HDF5 file"));
+	fp = fopen(path_of("o.h5"), "rb");
+	fseek(fp, 0, SEEK_END);
+	assert_int_equal(truncate(path_of("o.h5"), ftell(fp) / 2), 0);
+	fclose(fp);
+	assert_null(ckpt_open(path_of("o.h5")));
+	assert_non_null(strstr(ckpt_errmsg(), "o.h5: damaged or truncated HDF5 file (truncated file"));
+	assert_null(strchr(ckpt_errmsg(), '\n'));
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/ckpt-unit.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(path_of("o.h5"));
+	unlink(path_of("text.h5"));
+	return rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(lists_in_order),
+		cmocka_unit_test(shapes),
+		cmocka_unit_test(from_memory),
+		cmocka_unit_test(failures),
+	};
+
+	ckpt_init();
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

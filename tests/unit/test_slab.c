@@ -1,0 +1,147 @@
+/* Slab geometry, and reading variables slab by slab in C order. */
+#include "unit.h"
+
+#include <unistd.h>
+
+static char dir[64];
+
+static void plan(void **state)
+{
+	uint64_t d3[3] = {10, 20, 30}, chunk[3] = {4, 20, 30};
+	uint64_t d1[1] = {1000};
+	int split;
+	uint64_t step;
+
+	(void)state;
+	ckpt_slab_plan(3, d3, NULL, 6000, &split, &step); /* all fits */
+	assert_int_equal(split, 0);
+	assert_int_equal(step, 10);
+	ckpt_slab_plan(3, d3, NULL, 1800, &split, &step); /* 3 rows of 600 */
+	assert_int_equal(split, 0);
+	assert_int_equal(step, 3);
+	ckpt_slab_plan(3, d3, chunk, 3000, &split, &step); /* 5 rows -> 4, whole chunks */
+	assert_int_equal(split, 0);
+	assert_int_equal(step, 4);
+	ckpt_slab_plan(3, d3, NULL, 100, &split, &step); /* 3 rows of 30 */
+	assert_int_equal(split, 1);
+	assert_int_equal(step, 3);
+	ckpt_slab_plan(3, d3, NULL, 7, &split, &step); /* within the last dim */
+	assert_int_equal(split, 2);
+	assert_int_equal(step, 7);
+	ckpt_slab_plan(1, d1, NULL, 0, &split, &step); /* never less than 1 */
+	assert_int_equal(step, 1);
+	ckpt_slab_plan(0, NULL, NULL, 10, &split, &step); /* scalar */
+	assert_int_equal(step, 1);
+}
+
+static const char *make_file(void)
+{
+	static char path[128];
+	hsize_t dims[3] = {7, 5, 3}, chunk[3] = {2, 5, 2};
+	float v[105];
+	hid_t f, sp, dcpl, d;
+
+	snprintf(path, sizeof path, "%s/s.h5", dir);
+	for (int i = 0; i < 105; i++)
+		v[i] = (float)i;
+	f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	sp = H5Screate_simple(3, dims, NULL);
+	dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	H5Pset_chunk(dcpl, 3, chunk);
+	H5Pset_deflate(dcpl, 1);
+	d = H5Dcreate2(f, "chunked", H5T_IEEE_F32BE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+	H5Dclose(d);
+	d = H5Dcreate2(f, "plain", H5T_IEEE_F32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+	H5Dclose(d);
+	H5Sclose(sp);
+	sp = H5Screate(H5S_SCALAR);
+	d = H5Dcreate2(f, "scalar", H5T_IEEE_F32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v + 42);
+	H5Dclose(d);
+	H5Sclose(sp);
+	H5Pclose(dcpl);
+	H5Fclose(f);
+	return path;
+}
+
+/* Every budget gives the values 0..104 in order, never more than asked. */
+static void reads_in_order(void **state)
+{
+	ckpt_file *f = ckpt_open(make_file());
+	const char *names[2] = {"chunked", "plain"};
+
+	(void)state;
+	assert_non_null(f);
+	for (int k = 0; k < 2; k++) {
+		const ckpt_var *v = ckpt_find(f, names[k]);
+
+		assert_non_null(v);
+		for (size_t budget = 4; budget <= 500; budget += 4) {
+			ckpt_slab s;
+			uint64_t next = 0;
+			int rc;
+
+			assert_int_equal(ckpt_slab_open(&s, f, v, budget), 0);
+			while ((rc = ckpt_slab_next(&s)) == 1) {
+				const float *p = s.buf;
+
+				assert_true(s.count * 4 <= (budget < 4 ? 4 : budget));
+				assert_int_equal(s.start, next);
+				for (size_t i = 0; i < s.count; i++)
+					assert_true(p[i] == (float)(next + i));
+				next += s.count;
+			}
+			assert_int_equal(rc, 0);
+			assert_int_equal(next, 105);
+			ckpt_slab_close(&s);
+		}
+	}
+	ckpt_close(f);
+}
+
+static void scalar_and_errors(void **state)
+{
+	ckpt_file *f = ckpt_open(make_file());
+	const ckpt_var *v = ckpt_find(f, "scalar");
+	ckpt_slab s;
+
+	(void)state;
+	assert_int_equal(ckpt_slab_open(&s, f, v, 1), 0);
+	assert_int_equal(ckpt_slab_next(&s), 1);
+	assert_int_equal(s.count, 1);
+	assert_true(*(float *)s.buf == 42);
+	assert_int_equal(ckpt_slab_next(&s), 0);
+	ckpt_slab_close(&s);
+	ckpt_close(f);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/ckpt-unit.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char path[128];
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/s.h5", dir);
+	unlink(path);
+	return rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(plan),
+		cmocka_unit_test(reads_in_order),
+		cmocka_unit_test(scalar_and_errors),
+	};
+
+	ckpt_init();
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
