@@ -46,6 +46,7 @@ PROG_BIN := $(PROGS:%=$(B)/bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 TOOLS    := $(B)/tests/mkfixtures
+BENCH_TOOLS := $(B)/tests/mkbench
 
 .PHONY: all check demo install uninstall deps bench clean
 all: $(B)/libckpt.a $(PROG_BIN)
@@ -71,6 +72,10 @@ $(B)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h $(B)/libckpt.a $(LIB_HD
 	    $(ALL_LDFLAGS) $(LIBS) $(CMOCKA_LIBS)
 
 $(B)/tests/mkfixtures: testdata/mkfixtures.c $(B)/libckpt.a $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libckpt.a $(ALL_LDFLAGS) $(LIBS)
+
+$(B)/tests/mkbench: tests/bench/mkbench.c $(B)/libckpt.a $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libckpt.a $(ALL_LDFLAGS) $(LIBS)
 
@@ -128,7 +133,7 @@ deps:
 	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
 	fi
 
-bench: all
+bench: all $(TOOLS) $(BENCH_TOOLS)
 	@sh tests/bench/run.sh $(B)
 
 clean:

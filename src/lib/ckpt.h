@@ -13,5 +13,6 @@
 #include "stats.h"
 #include "select.h"
 #include "fmt.h"
+#include "out.h"
 
 #endif

@@ -68,7 +68,7 @@ int ckpt_read_stream(int fd, void **buf, size_t *size)
 
 struct walk {
 	ckpt_file *f;
-	size_t cap;
+	size_t cap, objcap;
 	haddr_t *seen; /* objects already listed: a second hard link to a group
 	                * may form a cycle, to a dataset would list it twice */
 	size_t nseen, seencap;
@@ -156,13 +156,39 @@ out:
 	return rc;
 }
 
-static int add_variable(struct walk *w, hid_t loc, const char *link,
-                        const char *path)
+/* Record an object in walk order; path and target are copied. */
+static int add_obj(struct walk *w, ckpt_obj_kind kind, const char *path,
+                   const char *target)
+{
+	ckpt_file *f = w->f;
+	ckpt_obj *o;
+
+	if (f->nobjs == w->objcap) {
+		size_t ncap = w->objcap ? 2 * w->objcap : 64;
+		ckpt_obj *no = realloc(f->objs, ncap * sizeof *no);
+
+		if (!no)
+			return ckpt_seterr("%s: out of memory", f->name);
+		f->objs = no;
+		w->objcap = ncap;
+	}
+	o = &f->objs[f->nobjs];
+	memset(o, 0, sizeof *o);
+	o->kind = kind;
+	o->var = f->nvars;
+	if ((path && !(o->path = strdup(path))) ||
+	    (target && !(o->target = strdup(target)))) {
+		free(o->path);
+		return ckpt_seterr("%s: out of memory", f->name);
+	}
+	f->nobjs++;
+	return 0;
+}
+
+static int add_variable(struct walk *w, hid_t d, const char *path)
 {
 	ckpt_file *f = w->f;
 	ckpt_var *v;
-	hid_t d;
-	int rc;
 
 	if (f->nvars == w->cap) {
 		size_t ncap = w->cap ? 2 * w->cap : 64;
@@ -173,16 +199,14 @@ static int add_variable(struct walk *w, hid_t loc, const char *link,
 		f->vars = nv;
 		w->cap = ncap;
 	}
+	if (add_obj(w, CKPT_OBJ_VAR, NULL, NULL) < 0)
+		return -1;
 	v = &f->vars[f->nvars];
 	memset(v, 0, sizeof *v);
 	if (!(v->name = strdup(path)))
 		return ckpt_seterr("%s: out of memory", f->name);
 	f->nvars++;
-	if ((d = H5Dopen2(loc, link, H5P_DEFAULT)) < 0)
-		return ckpt_seterr_h5("%s: variable '%s': cannot open", f->name, path);
-	rc = describe_dataset(f, d, v);
-	H5Dclose(d);
-	return rc;
+	return describe_dataset(f, d, v);
 }
 
 static int seen_before(struct walk *w, haddr_t addr)
@@ -210,48 +234,78 @@ struct visit {
 	const char *prefix;
 };
 
+/* Soft links are not followed (the target is listed where it lives), but
+ * kept so that a copy of the structure has them too. */
+static int record_softlink(struct walk *w, hid_t g, const char *prefix,
+                           const char *link, const H5L_info_t *li)
+{
+	char *target = malloc(li->u.val_size + 1), *path;
+	int rc;
+
+	path = malloc(strlen(prefix) + strlen(link) + 1);
+	if (!target || !path) {
+		free(target);
+		free(path);
+		w->failed = 1;
+		return ckpt_seterr("%s: out of memory", w->f->name);
+	}
+	sprintf(path, "%s%s", prefix, link);
+	if (H5Lget_val(g, link, target, li->u.val_size + 1, H5P_DEFAULT) < 0) {
+		rc = ckpt_seterr_h5("%s: link '%s': cannot read", w->f->name, path);
+	} else {
+		target[li->u.val_size] = 0;
+		rc = add_obj(w, CKPT_OBJ_SOFTLINK, path, target);
+	}
+	free(target);
+	free(path);
+	if (rc < 0)
+		w->failed = 1;
+	return rc;
+}
+
 static herr_t visit_link(hid_t g, const char *link, const H5L_info_t *li,
                          void *data)
 {
 	struct visit *vi = data;
 	struct walk *w = vi->w;
 	H5O_info_t oi;
-	char *path;
-	hid_t sub;
-	int rc = 0, seen;
+	char *path = NULL;
+	hid_t obj;
+	int rc = 0, seen = 0;
 
+	if (li->type == H5L_TYPE_SOFT)
+		return record_softlink(w, g, vi->prefix, link, li) < 0 ? -1 : 0;
 	if (li->type != H5L_TYPE_HARD)
-		return 0; /* soft and external links are not followed */
-	if (H5Oget_info_by_name2(g, link, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
-		ckpt_seterr_h5("%s: '%s%s': cannot read object", w->f->name,
-		               vi->prefix, link);
-		w->failed = 1;
-		return -1;
+		return 0; /* external links are not followed, nor copied */
+	/* One name lookup per object: open it, then ask what it is. */
+	if ((obj = H5Oopen(g, link, H5P_DEFAULT)) < 0 ||
+	    H5Oget_info2(obj, &oi, H5O_INFO_BASIC) < 0) {
+		rc = ckpt_seterr_h5("%s: '%s%s': cannot open", w->f->name, vi->prefix,
+		                    link);
+		goto out;
 	}
 	if (oi.type != H5O_TYPE_DATASET && oi.type != H5O_TYPE_GROUP)
-		return 0; /* committed datatypes are not variables */
-	if ((seen = seen_before(w, oi.addr)) != 0) {
-		if (seen > 0)
-			return 0; /* listed under its first name, as h5ls and h5py do */
-		ckpt_seterr("%s: out of memory", w->f->name);
-		w->failed = 1;
-		return -1;
+		goto out; /* committed datatypes are not variables */
+	/* Only an object with several hard links can be met again. */
+	if (oi.rc > 1 && (seen = seen_before(w, oi.addr)) != 0) {
+		if (seen < 0)
+			rc = ckpt_seterr("%s: out of memory", w->f->name);
+		goto out; /* else listed under its first name, as h5ls and h5py do */
 	}
 	if (!(path = malloc(strlen(vi->prefix) + strlen(link) + 2))) {
-		ckpt_seterr("%s: out of memory", w->f->name);
-		w->failed = 1;
-		return -1;
+		rc = ckpt_seterr("%s: out of memory", w->f->name);
+		goto out;
 	}
 	sprintf(path, "%s%s", vi->prefix, link);
 	if (oi.type == H5O_TYPE_DATASET) {
-		rc = add_variable(w, g, link, path);
-	} else if ((sub = H5Gopen2(g, link, H5P_DEFAULT)) < 0) {
-		rc = ckpt_seterr_h5("%s: group '%s': cannot open", w->f->name, path);
-	} else {
+		rc = add_variable(w, obj, path);
+	} else if ((rc = add_obj(w, CKPT_OBJ_GROUP, path, NULL)) == 0) {
 		strcat(path, "/");
-		rc = walk_group(w, sub, path);
-		H5Gclose(sub);
+		rc = walk_group(w, obj, path);
 	}
+out:
+	if (obj >= 0)
+		H5Oclose(obj);
 	free(path);
 	if (rc < 0)
 		w->failed = 1;
@@ -264,7 +318,7 @@ static int walk_group(struct walk *w, hid_t g, const char *prefix)
 	unsigned order = 0;
 	hid_t gcpl = H5Gget_create_plist(g);
 	hsize_t idx = 0;
-	size_t before = w->f->nvars;
+	size_t before = w->f->nvars, objs_before = w->f->nobjs;
 
 	if (gcpl >= 0) {
 		H5Pget_link_creation_order(gcpl, &order);
@@ -279,6 +333,11 @@ static int walk_group(struct walk *w, hid_t g, const char *prefix)
 		/* Tracked but not indexed: fall back to name order. */
 		while (w->f->nvars > before)
 			free(w->f->vars[--w->f->nvars].name);
+		while (w->f->nobjs > objs_before) {
+			ckpt_obj *o = &w->f->objs[--w->f->nobjs];
+			free(o->path);
+			free(o->target);
+		}
 		idx = 0;
 	}
 	if (H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, visit_link, &vi) < 0) {
@@ -297,7 +356,7 @@ static int cmp_by_name(const void *a, const void *b)
 
 static int list_variables(ckpt_file *f)
 {
-	struct walk w = {f, 0, NULL, 0, 0, 0};
+	struct walk w = {.f = f};
 	hid_t root = H5Gopen2(f->fid, "/", H5P_DEFAULT);
 	int rc;
 
@@ -497,6 +556,11 @@ void ckpt_close(ckpt_file *f)
 		H5Fclose(f->fid);
 	for (size_t i = 0; i < f->nvars; i++)
 		free(f->vars[i].name);
+	for (size_t i = 0; i < f->nobjs; i++) {
+		free(f->objs[i].path);
+		free(f->objs[i].target);
+	}
+	free(f->objs);
 	free(f->vars);
 	free(f->by_name);
 	free(f->image);

@@ -28,6 +28,17 @@ typedef struct ckpt_var {
 	size_t elsize;      /* stored element size in bytes */
 } ckpt_var;
 
+/* Everything the walk met, in order: what a copy of the file's structure
+ * needs besides the variables (groups, also empty ones, and soft links). */
+typedef enum { CKPT_OBJ_GROUP, CKPT_OBJ_VAR, CKPT_OBJ_SOFTLINK } ckpt_obj_kind;
+
+typedef struct ckpt_obj {
+	ckpt_obj_kind kind;
+	size_t var;         /* CKPT_OBJ_VAR: index into vars */
+	char *path;         /* groups and links: path without the leading '/' */
+	char *target;       /* soft links: the path they point to */
+} ckpt_obj;
+
 typedef struct ckpt_file {
 	char *name;         /* as given, "(stdin)" for "-": used in messages */
 	hid_t fid;
@@ -36,6 +47,8 @@ typedef struct ckpt_file {
 	ckpt_var *vars;
 	size_t nvars;
 	const ckpt_var **by_name; /* vars sorted by name, for lookups */
+	ckpt_obj *objs;     /* groups, variables and soft links in walk order */
+	size_t nobjs;
 } ckpt_file;
 
 /* Open path ("-" reads standard input into memory) read-only and list its

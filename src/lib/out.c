@@ -1,0 +1,434 @@
+/* out.c - atomic output and structure copying. */
+#include "out.h"
+#include "err.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct ckpt_out {
+	char *target;   /* NULL for standard output */
+	char *tmp;      /* the temporary file being written */
+	int force;
+	hid_t fid;
+	int slot;       /* index in the signal handler's list */
+};
+
+/* ---- removal of temporaries on signals --------------------------------- */
+
+#define MAX_PENDING 16
+static char *volatile pending[MAX_PENDING];
+
+static void on_signal(int sig)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (pending[i])
+			unlink(pending[i]); /* async-signal-safe */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int track(char *path)
+{
+	static int installed;
+
+	if (!installed) {
+		static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+			struct sigaction old;
+
+			/* keep "ignored" (nohup, background jobs) as it was */
+			if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+				sigaction(sigs[i], &sa, NULL);
+		}
+		installed = 1;
+	}
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (!pending[i]) {
+			pending[i] = path;
+			return i;
+		}
+	return -1;
+}
+
+static void untrack(int slot)
+{
+	if (slot >= 0)
+		pending[slot] = NULL;
+}
+
+/* ---- opening and committing -------------------------------------------- */
+
+static char *temp_beside(const char *target)
+{
+	const char *slash = strrchr(target, '/');
+	const char *base = slash ? slash + 1 : target;
+	size_t dirlen = slash ? (size_t)(slash - target) + 1 : 0;
+	char *tmp = malloc(dirlen + strlen(base) + 16);
+
+	if (tmp)
+		sprintf(tmp, "%.*s.%s.XXXXXX", (int)dirlen, target, base);
+	return tmp;
+}
+
+static char *temp_in_tmpdir(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char *tmp;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if ((tmp = malloc(strlen(dir) + 24)))
+		sprintf(tmp, "%s/ckpt-stdout.XXXXXX", dir);
+	return tmp;
+}
+
+/* File creation properties like those of f, with its root group's link
+ * creation order, which H5Fget_create_plist() does not report. */
+static hid_t fcpl_like(const ckpt_file *f)
+{
+	hid_t fcpl = H5Fget_create_plist(f->fid);
+	hid_t root = H5Gopen2(f->fid, "/", H5P_DEFAULT);
+	hid_t gcpl = root >= 0 ? H5Gget_create_plist(root) : -1;
+	unsigned order = 0;
+
+	if (fcpl >= 0 && gcpl >= 0 && H5Pget_link_creation_order(gcpl, &order) >= 0)
+		H5Pset_link_creation_order(fcpl, order);
+	if (gcpl >= 0)
+		H5Pclose(gcpl);
+	if (root >= 0)
+		H5Gclose(root);
+	return fcpl;
+}
+
+static void free_out(ckpt_out *o)
+{
+	untrack(o->slot);
+	free(o->target);
+	free(o->tmp);
+	free(o);
+}
+
+ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like)
+{
+	int to_stdout = strcmp(target, "-") == 0, fd;
+	const char *shown = to_stdout ? "(stdout)" : target;
+	ckpt_out *o = calloc(1, sizeof *o);
+	struct stat st;
+	hid_t fcpl = H5P_DEFAULT;
+	mode_t mask;
+
+	if (!o) {
+		ckpt_seterr("%s: out of memory", shown);
+		return NULL;
+	}
+	o->fid = -1;
+	o->slot = -1;
+	o->force = force;
+	if (to_stdout && isatty(1)) {
+		ckpt_seterr("refusing to write an HDF5 file to a terminal "
+		            "(use -o FILE, or a pipe)");
+		goto fail;
+	}
+	if (!to_stdout) {
+		if (!force && lstat(target, &st) == 0) {
+			ckpt_seterr("%s: already exists (use -f to replace it)", target);
+			goto fail;
+		}
+		if (lstat(target, &st) == 0 && S_ISDIR(st.st_mode)) {
+			ckpt_seterr("%s: is a directory", target);
+			goto fail;
+		}
+		o->target = strdup(target);
+	}
+	o->tmp = to_stdout ? temp_in_tmpdir() : temp_beside(target);
+	if ((!to_stdout && !o->target) || !o->tmp) {
+		ckpt_seterr("%s: out of memory", shown);
+		goto fail;
+	}
+	if ((fd = mkstemp(o->tmp)) < 0) {
+		ckpt_seterr("%s: cannot create a file there: %s", shown, strerror(errno));
+		free(o->tmp);
+		o->tmp = NULL;
+		goto fail;
+	}
+	o->slot = track(o->tmp);
+	mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask); /* mkstemp makes 0600; be an ordinary file */
+	close(fd);
+	if (like)
+		fcpl = fcpl_like(like);
+	o->fid = H5Fcreate(o->tmp, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+	if (o->fid < 0)
+		ckpt_seterr_h5("%s: cannot create an HDF5 file", shown);
+	if (like && fcpl >= 0)
+		H5Pclose(fcpl);
+	if (o->fid < 0)
+		goto fail;
+	return o;
+fail:
+	ckpt_out_abort(o);
+	return NULL;
+}
+
+hid_t ckpt_out_fid(const ckpt_out *o)
+{
+	return o->fid;
+}
+
+static int copy_to_stdout(const char *path)
+{
+	char buf[1 << 16];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return ckpt_seterr_errno(path);
+	while ((n = read(fd, buf, sizeof buf)) > 0) {
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(1, buf + off, (size_t)(n - off));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				close(fd);
+				return ckpt_seterr_errno("write error on standard output");
+			}
+			off += w;
+		}
+	}
+	close(fd);
+	return n < 0 ? ckpt_seterr_errno(path) : 0;
+}
+
+/* Put the finished temporary in place: rename() when replacing is allowed;
+ * otherwise link(), which fails if the target appeared in the meantime. */
+static int move_into_place(ckpt_out *o)
+{
+	if (o->force) {
+		if (rename(o->tmp, o->target) < 0)
+			return ckpt_seterr("%s: cannot move into place: %s", o->target,
+			                   strerror(errno));
+		return 0;
+	}
+	if (link(o->tmp, o->target) == 0) {
+		unlink(o->tmp);
+		return 0;
+	}
+	if (errno == EEXIST)
+		return ckpt_seterr("%s: already exists (use -f to replace it)", o->target);
+	if (errno == EPERM || errno == ENOSYS || errno == EOPNOTSUPP) {
+		struct stat st; /* no hard links here: check, then rename */
+
+		if (lstat(o->target, &st) == 0)
+			return ckpt_seterr("%s: already exists (use -f to replace it)",
+			                   o->target);
+		if (rename(o->tmp, o->target) == 0)
+			return 0;
+	}
+	return ckpt_seterr("%s: cannot move into place: %s", o->target, strerror(errno));
+}
+
+int ckpt_out_commit(ckpt_out *o)
+{
+	const char *shown = o->target ? o->target : "(stdout)";
+	herr_t rc = H5Fclose(o->fid);
+
+	o->fid = -1;
+	if (rc < 0) {
+		ckpt_seterr_h5("%s: write error", shown);
+		ckpt_out_abort(o);
+		return -1;
+	}
+	if (o->target ? move_into_place(o) < 0 : copy_to_stdout(o->tmp) < 0) {
+		ckpt_out_abort(o);
+		return -1;
+	}
+	if (!o->target)
+		unlink(o->tmp);
+	free_out(o);
+	return 0;
+}
+
+void ckpt_out_abort(ckpt_out *o)
+{
+	if (!o)
+		return;
+	if (o->fid >= 0)
+		H5Fclose(o->fid);
+	if (o->tmp)
+		unlink(o->tmp);
+	free_out(o);
+}
+
+/* ---- copying structure --------------------------------------------------- */
+
+struct attr_copy {
+	hid_t dst;
+	const char *what;
+	int failed;
+};
+
+static herr_t copy_one_attr(hid_t loc, const char *name, const H5A_info_t *ai,
+                            void *data)
+{
+	struct attr_copy *c = data;
+	hid_t a = -1, t = -1, sp = -1, b = -1;
+	hssize_t n;
+	void *buf = NULL;
+	int ok = 0;
+
+	(void)ai;
+	if ((a = H5Aopen(loc, name, H5P_DEFAULT)) < 0 || (t = H5Aget_type(a)) < 0 ||
+	    (sp = H5Aget_space(a)) < 0 || (n = H5Sget_simple_extent_npoints(sp)) < 0)
+		goto out;
+	/* Read and write in the attribute's own type: exact bytes for fixed
+	 * types; HDF5 allocates (and we reclaim) variable-length strings. */
+	if (!(buf = calloc((size_t)n ? (size_t)n : 1, H5Tget_size(t))))
+		goto out;
+	if (H5Aread(a, t, buf) < 0)
+		goto out;
+	if ((b = H5Acreate2(c->dst, name, t, sp, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
+	    H5Awrite(b, t, buf) < 0) {
+		H5Dvlen_reclaim(t, sp, H5P_DEFAULT, buf);
+		goto out;
+	}
+	H5Dvlen_reclaim(t, sp, H5P_DEFAULT, buf);
+	ok = 1;
+out:
+	if (!ok) {
+		ckpt_seterr_h5("%s: attribute '%s': cannot copy", c->what, name);
+		c->failed = 1;
+	}
+	free(buf);
+	if (b >= 0)
+		H5Aclose(b);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (t >= 0)
+		H5Tclose(t);
+	if (a >= 0)
+		H5Aclose(a);
+	return ok ? 0 : -1;
+}
+
+int ckpt_copy_attrs(hid_t src, hid_t dst, const char *what)
+{
+	struct attr_copy c = {dst, what, 0};
+	hsize_t idx = 0;
+
+	/* creation order where tracked, else name order (as HDF5 lists them) */
+	if (H5Aiterate2(src, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, copy_one_attr, &c) >= 0)
+		return 0;
+	if (c.failed)
+		return -1;
+	idx = 0;
+	if (H5Aiterate2(src, H5_INDEX_NAME, H5_ITER_INC, &idx, copy_one_attr, &c) < 0) {
+		if (!c.failed)
+			ckpt_seterr_h5("%s: cannot list attributes", what);
+		return -1;
+	}
+	return 0;
+}
+
+static int copy_group(const ckpt_file *src, hid_t dst, const char *path)
+{
+	hid_t sg = H5Gopen2(src->fid, path, H5P_DEFAULT), gcpl = -1, dg = -1;
+	int rc = -1;
+
+	if (sg < 0 || (gcpl = H5Gget_create_plist(sg)) < 0 ||
+	    (dg = H5Gcreate2(dst, path, H5P_DEFAULT, gcpl, H5P_DEFAULT)) < 0)
+		ckpt_seterr_h5("%s: group '%s': cannot copy", src->name, path);
+	else
+		rc = ckpt_copy_attrs(sg, dg, src->name);
+	if (dg >= 0)
+		H5Gclose(dg);
+	if (gcpl >= 0)
+		H5Pclose(gcpl);
+	if (sg >= 0)
+		H5Gclose(sg);
+	return rc;
+}
+
+static int create_empty(const ckpt_file *src, const ckpt_var *v, hid_t dst,
+                        ckpt_dtype dtype)
+{
+	hid_t sd = H5Dopen2(src->fid, v->name, H5P_DEFAULT), dcpl = -1, sp = -1,
+	      t = -1, dd = -1;
+	int rc = -1;
+
+	if (sd < 0 || (dcpl = H5Dget_create_plist(sd)) < 0 ||
+	    (sp = H5Dget_space(sd)) < 0 ||
+	    (t = dtype == CKPT_OTHER ? H5Dget_type(sd) : ckpt_dtype_filetype(dtype)) < 0 ||
+	    (dd = H5Dcreate2(dst, v->name, t, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
+		ckpt_seterr_h5("%s: variable '%s': cannot create it in the output",
+		               src->name, v->name);
+	else
+		rc = ckpt_copy_attrs(sd, dd, src->name);
+	if (dd >= 0)
+		H5Dclose(dd);
+	if (t >= 0)
+		H5Tclose(t);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	if (sd >= 0)
+		H5Dclose(sd);
+	return rc;
+}
+
+static int copy_var(const ckpt_file *src, const ckpt_var *v, hid_t dst,
+                    ckpt_copy_fn decide, void *user)
+{
+	ckpt_dtype dtype = CKPT_OTHER;
+
+	switch (decide(v, &dtype, user)) {
+	case CKPT_COPY_SKIP:
+		return 0;
+	case CKPT_COPY_EMPTY:
+		return create_empty(src, v, dst, dtype);
+	default:
+		if (H5Ocopy(src->fid, v->name, dst, v->name, H5P_DEFAULT, H5P_DEFAULT) < 0)
+			return ckpt_seterr_h5("%s: variable '%s': cannot copy", src->name,
+			                      v->name);
+		return 0;
+	}
+}
+
+int ckpt_copy_structure(const ckpt_file *src, hid_t dst, ckpt_copy_fn decide,
+                        void *user)
+{
+	hid_t sroot = H5Gopen2(src->fid, "/", H5P_DEFAULT);
+	hid_t droot = H5Gopen2(dst, "/", H5P_DEFAULT);
+	int rc = sroot < 0 || droot < 0 ? -1 : ckpt_copy_attrs(sroot, droot, src->name);
+
+	if (sroot >= 0)
+		H5Gclose(sroot);
+	if (droot >= 0)
+		H5Gclose(droot);
+	for (size_t i = 0; i < src->nobjs && rc == 0; i++) {
+		const ckpt_obj *o = &src->objs[i];
+
+		if (o->kind == CKPT_OBJ_GROUP)
+			rc = copy_group(src, dst, o->path);
+		else if (o->kind == CKPT_OBJ_VAR)
+			rc = copy_var(src, &src->vars[o->var], dst, decide, user);
+		else if (H5Lcreate_soft(o->target, dst, o->path, H5P_DEFAULT,
+		                        H5P_DEFAULT) < 0)
+			rc = ckpt_seterr_h5("%s: link '%s': cannot copy", src->name, o->path);
+	}
+	return rc;
+}

@@ -1,0 +1,54 @@
+/* out.h - writing a checkpoint safely, and copying another's structure.
+ *
+ * The output is written to a temporary file beside the target and moved
+ * into place only when complete; on error, or on SIGINT, SIGTERM or SIGHUP,
+ * the temporary is removed and the target left untouched.  An existing
+ * target is replaced only when asked (force), and atomically: never a
+ * mixture of two writers.  "-" writes to standard output (never a
+ * terminal), through a temporary file so that memory stays bounded. */
+#ifndef CKPT_OUT_H
+#define CKPT_OUT_H
+
+#include <hdf5.h>
+
+#include "file.h"
+
+typedef struct ckpt_out ckpt_out;
+
+/* Start writing target.  like, when not NULL, gives the file creation
+ * properties (the root group's creation-order tracking, ...). */
+ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like);
+
+/* The HDF5 file being written. */
+hid_t ckpt_out_fid(const ckpt_out *o);
+
+/* Close the file and move it into place (or copy it to standard output).
+ * Frees o; on failure the target is untouched. */
+int ckpt_out_commit(ckpt_out *o);
+
+/* Close and remove the temporary; frees o.  NULL is allowed. */
+void ckpt_out_abort(ckpt_out *o);
+
+/* Copy attributes of src_obj onto dst_obj (both open objects). */
+int ckpt_copy_attrs(hid_t src_obj, hid_t dst_obj, const char *what);
+
+/* What to do with a variable when copying a checkpoint's structure. */
+typedef enum {
+	CKPT_COPY_WHOLE,  /* dataset as it is: data, attributes, storage */
+	CKPT_COPY_EMPTY,  /* same shape, storage and attributes; data to come */
+	CKPT_COPY_SKIP,   /* leave it out */
+} ckpt_copy_action;
+
+/* Asked once per variable; may set *dtype (CKPT_COPY_EMPTY only) to store
+ * the new dataset as another element type (CKPT_OTHER: as the source). */
+typedef ckpt_copy_action (*ckpt_copy_fn)(const ckpt_var *v, ckpt_dtype *dtype,
+                                         void *user);
+
+/* Recreate src's structure in dst, in src's order: root attributes, groups
+ * (empty ones too) with their properties and attributes, soft links, and
+ * each variable as decide() says.  Datasets created empty have the source
+ * dataset's name, and are filled by the caller afterwards. */
+int ckpt_copy_structure(const ckpt_file *src, hid_t dst, ckpt_copy_fn decide,
+                        void *user);
+
+#endif

@@ -1,0 +1,59 @@
+#!/bin/sh
+# tests/bench/run.sh BUILD_DIR - make bench: realistic checkpoints (about
+# 1 GiB, ~150 float32 variables), and for each program its wall time and
+# peak memory beside the floor (cat of the same bytes) and what a user
+# would otherwise use (h5py + numpy, h5ls), as ratios, in one run.
+# Timing is the best of 3 runs with a warm page cache.  Never part of check.
+set -eu
+B=${1:-build}
+W=${CKPT_BENCH_DIR:-$B/bench}
+mkdir -p "$W"
+PY=
+for p in python3 /usr/bin/python3; do
+	"$p" -c 'import h5py, numpy' 2>/dev/null && PY=$p && break
+done
+
+[ -f "$W/b0.h5" ] || "$B/tests/mkbench" 0 "$W/b0.h5"
+[ -f "$W/many.h5" ] || "$B/tests/mkfixtures" --many 10000 "$W/many.h5"
+
+# best SECONDS and peak MiB of a command, stdout discarded
+measure() {
+	best= mem=0
+	for i in 1 2 3; do
+		/usr/bin/time -f '%e %M' -o "$W/time" "$@" >/dev/null 2>"$W/stderr" ||
+			{ echo "bench: failed: $*"; cat "$W/stderr"; exit 1; }
+		set -- "$@"
+		read -r s k <"$W/time"
+		best=$(awk -v a="${best:-$s}" -v b="$s" 'BEGIN { print (b < a ? b : a) }')
+		mem=$(awk -v a="$mem" -v b="$k" 'BEGIN { print (b > a ? b : a) }')
+	done
+	echo "$best $(awk -v k="$mem" 'BEGIN { printf "%.1f", k / 1024 }')"
+}
+
+row() { # label seconds mib floor_seconds [other_seconds]
+	awk -v l="$1" -v s="$2" -v m="$3" -v f="$4" -v o="${5:-}" 'BEGIN {
+		printf "%-34s %8.2f s %9.1f MiB %8.2fx floor", l, s, m, s / f
+		if (o != "") printf " %8.2fx faster than it", o / s
+		printf "\n" }'
+}
+
+echo "workload: $(ls -l "$W/b0.h5" | awk '{ printf "%.0f MiB", $5 / 1048576 }'), $("$B/bin/ckpt-read" -q --names "$W/b0.h5" | wc -l) variables"
+cat "$W/b0.h5" >/dev/null
+set -- $(measure cat "$W/b0.h5"); floor=$1
+row "floor: cat" "$1" "$2" "$floor"
+
+echo "== ckpt-read --stats"
+if [ -n "$PY" ]; then
+	set -- $(measure "$PY" tests/bench/stats.py "$W/b0.h5"); py=$1
+	row "h5py + numpy script" "$1" "$2" "$floor"
+else
+	py= ; echo "h5py + numpy: not installed, no comparison"
+fi
+set -- $(measure "$B/bin/ckpt-read" --stats "$W/b0.h5")
+row "ckpt-read --stats" "$1" "$2" "$floor" "$py"
+
+echo "== listing 10,000 variables"
+set -- $(measure h5ls -r "$W/many.h5"); h5ls=$1
+row "h5ls -r" "$1" "$2" "$h5ls"
+set -- $(measure "$B/bin/ckpt-read" "$W/many.h5")
+row "ckpt-read (ratio: to h5ls -r)" "$1" "$2" "$h5ls" "$h5ls"
