@@ -25,6 +25,10 @@ _ckpt()
 	*ckpt-read) opts="--names --values --head --stats --json --tsv --only
 		--exclude --strip-prefix --add-prefix --quiet --verbose --help
 		--version -q -v -h -V" ;;
+	*ckpt-train) opts="-o -f --force --iterations --workers --sync
+		--local-steps --batch --lr --seed --data-seed --features --outputs
+		--init --steps --gradients --apply --prefix --random-prefix
+		--print-every --quiet --verbose --help --version -q -v -h -V" ;;
 	*) opts="--help --version" ;;
 	esac
 
@@ -33,7 +37,12 @@ _ckpt()
 		local IFS=$'\n'
 		COMPREPLY=($(compgen -W "$(_ckpt_varnames)" -- "$cur"))
 		return ;;
-	--head|--strip-prefix|--add-prefix)
+	--sync)
+		COMPREPLY=($(compgen -W "params grads" -- "$cur"))
+		return ;;
+	--head|--strip-prefix|--add-prefix|--iterations|--workers|--local-steps|\
+	--batch|--lr|--seed|--data-seed|--features|--outputs|--steps|--prefix|\
+	--print-every)
 		return ;;
 	esac
 
@@ -43,4 +52,4 @@ _ckpt()
 	fi
 	_filedir '@(h5|hdf5|keras|tar|tgz|gz|zst|xz|zip)'
 }
-complete -F _ckpt ckpt-read
+complete -F _ckpt ckpt-read ckpt-train

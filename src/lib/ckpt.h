@@ -14,5 +14,8 @@
 #include "select.h"
 #include "fmt.h"
 #include "out.h"
+#include "rng.h"
+#include "combine.h"
+#include "linear.h"
 
 #endif

@@ -1,0 +1,12 @@
+# --init/--apply files without the model, with wrong shapes, or missing.
+run ckpt-train --init "$FIX/model.h5" --steps 1 -o "$T/m.h5"
+expect_error ckpt-train "model.h5: no model variables w and b"
+run ckpt-train --init "$T/none.h5" --steps 1 -o "$T/m.h5"
+expect_error ckpt-train "none.h5: No such file"
+ckpt-train -q --features 2 --steps 0 -o "$T/two.h5"
+ckpt-train -q --steps 0 -o "$T/one.h5"
+run ckpt-train --init "$T/one.h5" --apply "$T/two.h5" -o "$T/m.h5"
+expect_error ckpt-train "two.h5: 'w' has shape \[1,2\], the model needs \[1,1\]"
+run ckpt-train --init "$T/one.h5" --prefix nope --steps 1 -o "$T/m.h5"
+expect_error ckpt-train "no model variables 'nope/w'"
+expect_no_file "$T/m.h5"
