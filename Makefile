@@ -46,8 +46,7 @@ PROGS    := $(patsubst src/%.c,%,$(sort $(wildcard src/ckpt-*.c)))
 PROG_BIN := $(PROGS:%=$(B)/bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
-TOOLS    := $(B)/tests/mkfixtures
-BENCH_TOOLS := $(B)/tests/mkbench
+TOOLS    := $(B)/tests/mkfixtures $(B)/tests/mkbench
 
 .PHONY: all check demo install uninstall deps bench clean
 all: $(B)/libckpt.a $(PROG_BIN)
@@ -134,7 +133,7 @@ deps:
 	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
 	fi
 
-bench: all $(TOOLS) $(BENCH_TOOLS)
+bench: all $(TOOLS)
 	@sh tests/bench/run.sh $(B)
 
 clean:

@@ -528,20 +528,22 @@ static void parse_options(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	size_t nfiles;
+	size_t nfiles = 0;
 
 	prog_init(argv[0]);
 	parse_options(argc, argv);
-	nfiles = (size_t)(argc - optind);
+	/* all inputs first: an archive may hold several checkpoints */
 	if (opt.format == JSON && !opt.names)
 		printf("{\"files\": [");
-	for (size_t i = 0; i < nfiles; i++) {
-		ckpt_file *f = ckpt_open(argv[optind + (int)i]);
+	for (int i = optind; i < argc; i++) {
+		ckpt_file **files = NULL;
+		size_t n = 0;
 
-		if (!f)
+		if (ckpt_open_inputs(argv[i], &files, &n) < 0)
 			die_lib();
-		list_file(f, nfiles, i);
-		ckpt_close(f);
+		for (size_t k = 0; k < n; k++, nfiles++)
+			list_file(files[k], argc - optind > 1 || n > 1 ? 2 : 1, nfiles);
+		ckpt_close_inputs(files, n);
 	}
 	if (opt.format == JSON && !opt.names)
 		printf("\n]}\n");

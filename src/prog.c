@@ -36,7 +36,12 @@ void die(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmessage(fmt, ap);
 	va_end(ap);
-	exit(2);
+	/* No exit handlers: HDF5's would try to flush a half-written output
+	 * (on a full disk it crashes doing so).  Remove it and stop. */
+	fflush(stdout);
+	fflush(stderr);
+	ckpt_out_cleanup();
+	_exit(2);
 }
 
 void die_lib(void)

@@ -14,6 +14,7 @@
 #include "select.h"
 #include "fmt.h"
 #include "out.h"
+#include "inputs.h"
 #include "rng.h"
 #include "combine.h"
 #include "linear.h"

@@ -11,14 +11,15 @@ typedef __int128 i128;
 
 static int exact_integer_mean(const ckpt_combine *c)
 {
-	return !ckpt_dtype_is_float(c->dtype) && !c->weights;
+	return !ckpt_dtype_is_float(c->dtype) && !c->weights && c->out == c->dtype;
 }
 
-int ckpt_combine_init(ckpt_combine *c, ckpt_dtype t, size_t cap, size_t nin,
-                      const double *weights)
+int ckpt_combine_init(ckpt_combine *c, ckpt_dtype t, ckpt_dtype out, size_t cap,
+                      size_t nin, const double *weights)
 {
 	memset(c, 0, sizeof *c);
 	c->dtype = t;
+	c->out = out;
 	c->cap = cap ? cap : 1;
 	c->nin = nin;
 	c->weights = weights;
@@ -151,7 +152,7 @@ size_t ckpt_combine_result(ckpt_combine *c, void *out, size_t n)
 	if (!c->weights)
 		for (size_t i = 0; i < n; i++)
 			c->sum[i] /= (double)c->nin;
-	return ckpt_from_double(c->dtype, c->sum, out, n);
+	return ckpt_from_double(c->out, c->sum, out, n);
 }
 
 void ckpt_combine_free(ckpt_combine *c)

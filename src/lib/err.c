@@ -24,6 +24,14 @@ const char *ckpt_errmsg(void)
 	return errbuf;
 }
 
+/* One line, always: HDF5's texts can hold newlines, names anything. */
+static void one_line(void)
+{
+	for (char *p = errbuf; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			*p = p[1] ? ' ' : '\0';
+}
+
 int ckpt_seterr(const char *fmt, ...)
 {
 	va_list ap;
@@ -31,6 +39,7 @@ int ckpt_seterr(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(errbuf, sizeof errbuf, fmt, ap);
 	va_end(ap);
+	one_line();
 	return -1;
 }
 
@@ -58,6 +67,7 @@ int ckpt_seterr_h5(const char *fmt, ...)
 	len = strlen(errbuf);
 	if (*h5msg)
 		snprintf(errbuf + len, sizeof errbuf - len, " (%s)", h5msg);
+	one_line();
 	return -1;
 }
 

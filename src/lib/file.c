@@ -13,21 +13,39 @@
 
 static const unsigned char hdf5_magic[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
 
-/* The superblock is at 0 or after a user block of 512 * 2^k bytes. */
-static int image_is_hdf5(const unsigned char *p, size_t size)
+/* "ustar" at 257: a tar archive.  Its first member's data start at 512, so
+ * an HDF5 file stored first would pass for one with a 512-byte user block. */
+static int is_tar(const unsigned char *head, size_t n)
 {
-	for (size_t off = 0; off + 8 <= size; off = off ? off * 2 : 512)
+	return n >= 262 && memcmp(head + 257, "ustar", 5) == 0;
+}
+
+/* The superblock is at 0 or after a user block of 512 * 2^k bytes. */
+int ckpt_image_is_hdf5(const void *image, size_t size)
+{
+	const unsigned char *p = image;
+
+	if (size >= 8 && memcmp(p, hdf5_magic, 8) == 0)
+		return 1;
+	if (is_tar(p, size))
+		return 0;
+	for (size_t off = 512; off + 8 <= size; off *= 2)
 		if (memcmp(p + off, hdf5_magic, 8) == 0)
 			return 1;
 	return 0;
 }
 
-static int fd_is_hdf5(int fd, off_t size)
+int ckpt_fd_is_hdf5(int fd, uint64_t size)
 {
-	unsigned char sig[8];
+	unsigned char head[512], sig[8];
+	ssize_t n = pread(fd, head, sizeof head, 0);
 
-	for (off_t off = 0; off + 8 <= size; off = off ? off * 2 : 512)
-		if (pread(fd, sig, 8, off) == 8 && memcmp(sig, hdf5_magic, 8) == 0)
+	if (n >= 8 && memcmp(head, hdf5_magic, 8) == 0)
+		return 1;
+	if (n < 8 || is_tar(head, (size_t)n))
+		return 0;
+	for (uint64_t off = 512; off + 8 <= size; off *= 2)
+		if (pread(fd, sig, 8, (off_t)off) == 8 && memcmp(sig, hdf5_magic, 8) == 0)
 			return 1;
 	return 0;
 }
@@ -477,7 +495,7 @@ ckpt_file *ckpt_open_image(const char *name, void *image, size_t size)
 	}
 	f->image = image;
 	f->image_size = size;
-	if (!image_is_hdf5(image, size)) {
+	if (!ckpt_image_is_hdf5(image, size)) {
 		ckpt_seterr("%s: not an HDF5 file", name);
 	} else {
 		f->fid = open_in_place(f);
@@ -523,7 +541,7 @@ static int check_path(const char *path)
 		close(fd);
 		return ckpt_seterr("%s: empty file, not an HDF5 file", path);
 	}
-	is = fd_is_hdf5(fd, st.st_size);
+	is = ckpt_fd_is_hdf5(fd, (uint64_t)st.st_size);
 	close(fd);
 	if (!is)
 		return ckpt_seterr("%s: not an HDF5 file", path);

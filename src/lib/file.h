@@ -73,6 +73,11 @@ char *ckpt_shape_str(const ckpt_var *v, char *buf, size_t size);
 /* Whether a and b have the same rank and dimensions. */
 int ckpt_same_shape(const ckpt_var *a, const ckpt_var *b);
 
+/* Whether an image in memory, or an open file of size bytes, is HDF5: the
+ * signature at 0 or after a user block, and no tar archive. */
+int ckpt_image_is_hdf5(const void *image, size_t size);
+int ckpt_fd_is_hdf5(int fd, uint64_t size);
+
 /* Read all of a stream into memory (for "-"); returns 0 or -1 with errno. */
 int ckpt_read_stream(int fd, void **buf, size_t *size);
 

@@ -165,8 +165,8 @@ float ckpt_linear_train(ckpt_linear *m, const ckpt_batch *batches,
 	ckpt_combine cw = {0}, cb = {0};
 	float loss = NAN;
 	int ok = ws && ckpt_linear_copy(&grad, m) == 0 &&
-	         ckpt_combine_init(&cw, CKPT_F32, nw, n, NULL) == 0 &&
-	         ckpt_combine_init(&cb, CKPT_F32, m->outputs, n, NULL) == 0;
+	         ckpt_combine_init(&cw, CKPT_F32, CKPT_F32, nw, n, NULL) == 0 &&
+	         ckpt_combine_init(&cb, CKPT_F32, CKPT_F32, m->outputs, n, NULL) == 0;
 
 	/* ws[i]: worker i's weights (sync params) or its gradient (grads) */
 	for (size_t i = 0; ok && i < n; i++)

@@ -34,11 +34,19 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
+void ckpt_out_cleanup(void)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (pending[i])
+			unlink(pending[i]);
+}
+
 static int track(char *path)
 {
 	static int installed;
 
 	if (!installed) {
+		atexit(ckpt_out_cleanup); /* exit before a commit, too */
 		static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 		struct sigaction sa;
 

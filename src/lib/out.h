@@ -1,8 +1,9 @@
 /* out.h - writing a checkpoint safely, and copying another's structure.
  *
  * The output is written to a temporary file beside the target and moved
- * into place only when complete; on error, or on SIGINT, SIGTERM or SIGHUP,
- * the temporary is removed and the target left untouched.  An existing
+ * into place only when complete; on error, on exit before the commit, or on
+ * SIGINT, SIGTERM or SIGHUP, the temporary is removed and the target left
+ * untouched.  An existing
  * target is replaced only when asked (force), and atomically: never a
  * mixture of two writers.  "-" writes to standard output (never a
  * terminal), through a temporary file so that memory stays bounded. */
@@ -28,6 +29,10 @@ int ckpt_out_commit(ckpt_out *o);
 
 /* Close and remove the temporary; frees o.  NULL is allowed. */
 void ckpt_out_abort(ckpt_out *o);
+
+/* Remove every temporary not yet committed (async-signal-safe).  Runs at
+ * exit; a program that stops at once with _exit() calls it first. */
+void ckpt_out_cleanup(void);
 
 /* Copy attributes of src_obj onto dst_obj (both open objects). */
 int ckpt_copy_attrs(hid_t src_obj, hid_t dst_obj, const char *what);

@@ -66,22 +66,50 @@ static int check_filters(const ckpt_file *f, const ckpt_var *v, hid_t dset)
 	return rc;
 }
 
+/* Numbers as the toolkit's memory types; anything else in HDF5's native
+ * form of its type. */
+static hid_t memtype_of(hid_t dset, ckpt_dtype t)
+{
+	hid_t ft, mt;
+
+	if (t != CKPT_OTHER)
+		return ckpt_dtype_memtype(t);
+	if ((ft = H5Dget_type(dset)) < 0)
+		return -1;
+	mt = H5Tget_native_type(ft, H5T_DIR_ASCEND);
+	H5Tclose(ft);
+	return mt;
+}
+
+static int alloc_buf(ckpt_slab *s)
+{
+	const ckpt_var *v = s->var;
+	size_t cap = 1;
+
+	for (int i = s->split + 1; i < v->rank; i++)
+		cap *= (size_t)v->dims[i];
+	cap *= (size_t)s->step;
+	s->cap = cap;
+	if (!(s->buf = calloc(cap, s->elsize))) {
+		ckpt_seterr("%s: variable '%s': out of memory", s->file->name, v->name);
+		ckpt_slab_close(s);
+		return -1;
+	}
+	return 0;
+}
+
 int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
                    size_t max_bytes)
 {
-	size_t elsize = ckpt_dtype_size(v->dtype);
+	size_t elsize;
 	uint64_t chunk[CKPT_MAX_RANK], *chunkp = NULL;
 	hsize_t hchunk[CKPT_MAX_RANK];
 	hid_t dcpl, dapl;
-	size_t cap;
 
 	memset(s, 0, sizeof *s);
 	s->file = f;
 	s->var = v;
 	s->dset = s->fspace = s->mtype = -1;
-	if (v->dtype == CKPT_OTHER)
-		return ckpt_seterr("%s: variable '%s' is not numeric (%s)", f->name,
-		                   v->name, v->type);
 	if (v->nelems == 0) {
 		s->done = 1;
 		return 0;
@@ -92,7 +120,7 @@ int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
 	s->dset = H5Dopen2(f->fid, v->name, dapl);
 	H5Pclose(dapl);
 	if (s->dset < 0 || (s->fspace = H5Dget_space(s->dset)) < 0 ||
-	    (s->mtype = ckpt_dtype_memtype(v->dtype)) < 0) {
+	    (s->mtype = memtype_of(s->dset, v->dtype)) < 0) {
 		ckpt_seterr_h5("%s: variable '%s': cannot open", f->name, v->name);
 		ckpt_slab_close(s);
 		return -1;
@@ -106,18 +134,38 @@ int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
 		}
 		H5Pclose(dcpl);
 	}
+	s->elsize = elsize = H5Tget_size(s->mtype);
 	ckpt_slab_plan(v->rank, v->dims, chunkp, max_bytes / elsize, &s->split,
 	               &s->step);
-	cap = 1;
-	for (int i = s->split + 1; i < v->rank; i++)
-		cap *= (size_t)v->dims[i];
-	cap *= (size_t)s->step;
-	s->cap = cap;
-	if (!(s->buf = malloc(cap * elsize))) {
-		ckpt_slab_close(s);
-		return ckpt_seterr("%s: variable '%s': out of memory", f->name, v->name);
-	}
-	return 0;
+	return alloc_buf(s);
+}
+
+int ckpt_slab_follow(ckpt_slab *s, const ckpt_slab *leader)
+{
+	if (s->done)
+		return 0;
+	s->split = leader->split;
+	s->step = leader->step;
+	free(s->buf);
+	s->buf = NULL;
+	return alloc_buf(s);
+}
+
+/* Variable-length data HDF5 allocated in the last read. */
+static void release_vlen(ckpt_slab *s)
+{
+	hsize_t n = s->count;
+	hid_t ms;
+
+	/* variable-length strings are class STRING, not VLEN, for HDF5 */
+	if (!s->buf || !s->count || s->var->dtype != CKPT_OTHER ||
+	    (H5Tdetect_class(s->mtype, H5T_VLEN) <= 0 &&
+	     H5Tdetect_class(s->mtype, H5T_STRING) <= 0))
+		return;
+	ms = H5Screate_simple(1, &n, NULL);
+	H5Dvlen_reclaim(s->mtype, ms, H5P_DEFAULT, s->buf);
+	H5Sclose(ms);
+	memset(s->buf, 0, s->count * s->elsize);
 }
 
 /* Select the slab starting at s->pos in the file space; returns its count. */
@@ -132,7 +180,7 @@ static size_t select_slab(ckpt_slab *s)
 		return 1;
 	}
 	for (int i = 0; i < v->rank; i++) {
-		start[i] = s->pos[i];
+		s->cur_start[i] = start[i] = s->pos[i];
 		if (i < s->split)
 			count[i] = 1;
 		else if (i == s->split)
@@ -140,6 +188,7 @@ static size_t select_slab(ckpt_slab *s)
 			           v->dims[i] - s->pos[i] : s->step;
 		else
 			count[i] = v->dims[i];
+		s->cur_count[i] = count[i];
 		n *= (size_t)count[i];
 	}
 	H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, start, NULL, count, NULL);
@@ -175,6 +224,7 @@ int ckpt_slab_next(ckpt_slab *s)
 
 	if (s->done)
 		return 0;
+	release_vlen(s);
 	n = select_slab(s);
 	mspace = H5Screate_simple(1, &n, NULL);
 	rc = H5Dread(s->dset, s->mtype, mspace, s->fspace, H5P_DEFAULT, s->buf);
@@ -194,6 +244,7 @@ int ckpt_slab_next(ckpt_slab *s)
 
 void ckpt_slab_close(ckpt_slab *s)
 {
+	release_vlen(s);
 	if (s->dset >= 0)
 		H5Dclose(s->dset);
 	if (s->fspace >= 0)
@@ -203,4 +254,44 @@ void ckpt_slab_close(ckpt_slab *s)
 	free(s->buf);
 	memset(s, 0, sizeof *s);
 	s->dset = s->fspace = s->mtype = -1;
+}
+
+int ckpt_slab_write(const ckpt_slab *s, hid_t dset, hid_t memtype, const void *buf)
+{
+	hid_t fs = H5Dget_space(dset), ms;
+	hsize_t n = s->count;
+	herr_t rc;
+
+	if (fs < 0)
+		return ckpt_seterr_h5("variable '%s': cannot write", s->var->name);
+	if (s->var->rank > 0)
+		H5Sselect_hyperslab(fs, H5S_SELECT_SET, s->cur_start, NULL, s->cur_count,
+		                    NULL);
+	ms = H5Screate_simple(1, &n, NULL);
+	rc = H5Dwrite(dset, memtype, ms, fs, H5P_DEFAULT, buf);
+	if (rc < 0)
+		ckpt_seterr_h5("variable '%s': write error", s->var->name);
+	H5Sclose(ms);
+	H5Sclose(fs);
+	return rc < 0 ? -1 : 0;
+}
+
+int ckpt_slab_same(const ckpt_slab *a, const ckpt_slab *b)
+{
+	if (a->count != b->count || a->elsize != b->elsize)
+		return 0;
+	if (H5Tis_variable_str(a->mtype) > 0) {
+		char *const *x = a->buf, *const *y = b->buf;
+
+		for (size_t i = 0; i < a->count; i++)
+			if ((x[i] && y[i]) ? strcmp(x[i], y[i]) != 0 : x[i] != y[i])
+				return 0;
+		return 1;
+	}
+	if (H5Tdetect_class(a->mtype, H5T_VLEN) > 0 ||
+	    H5Tdetect_class(a->mtype, H5T_REFERENCE) > 0)
+		return ckpt_seterr("%s: variable '%s' (%s) holds variable-length data "
+		                   "or references, which cannot be compared",
+		                   a->file->name, a->var->name, a->var->type);
+	return memcmp(a->buf, b->buf, a->count * a->elsize) == 0;
 }

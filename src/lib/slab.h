@@ -31,11 +31,15 @@ typedef struct ckpt_slab {
 	int split;          /* the dimension slabs advance along */
 	uint64_t step;      /* extent of a slab along dimension split */
 	uint64_t pos[CKPT_MAX_RANK]; /* start of the next slab */
+	hsize_t cur_start[CKPT_MAX_RANK], cur_count[CKPT_MAX_RANK]; /* last read */
+	size_t elsize;
 	int done;
 } ckpt_slab;
 
-/* Prepare to read numeric variable v of f in slabs of at most max_bytes
- * (at least one element).  Values are read as v->dtype in memory. */
+/* Prepare to read variable v of f in slabs of at most max_bytes (at least
+ * one element).  Numeric values are read as v->dtype in memory; others in
+ * HDF5's native form of their type (variable-length strings as char *,
+ * released by the next read or by close). */
 int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
                    size_t max_bytes);
 
@@ -43,6 +47,19 @@ int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
 int ckpt_slab_next(ckpt_slab *s);
 
 void ckpt_slab_close(ckpt_slab *s);
+
+/* Cut the same slabs as leader, a reader of a variable of the same shape in
+ * another file (whose chunking may differ), so that slabs line up. */
+int ckpt_slab_follow(ckpt_slab *s, const ckpt_slab *leader);
+
+/* Write buf (count values of memtype) to the region of dset that s read
+ * last; dset has the shape of the variable s reads. */
+int ckpt_slab_write(const ckpt_slab *s, hid_t dset, hid_t memtype, const void *buf);
+
+/* Whether the last slabs of a and b hold the same values: bytes for fixed
+ * types, text for variable-length strings.  -1 (with a message) for other
+ * variable-length types, which cannot be compared. */
+int ckpt_slab_same(const ckpt_slab *a, const ckpt_slab *b);
 
 /* Slab geometry, exposed for tests: the dimension to advance along and the
  * extent along it, for a budget of max_elems elements per slab; chunk may

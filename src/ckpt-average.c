@@ -1,0 +1,379 @@
+/* ckpt-average - the mean, or any linear combination, of N checkpoints. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prog.h"
+
+static const char synopsis[] = "[options] -o OUT INPUT...";
+
+static struct options {
+	const char *out, *weights_arg;
+	int force, quiet, verbose, partial, no_normalize, progress;
+	ckpt_dtype dtype;       /* CKPT_OTHER: keep each variable's type */
+	ckpt_select sel;
+} opt;
+
+static void usage(void)
+{
+	printf("usage: %s %s\n"
+	       "Average checkpoints: every variable becomes the mean (or a weighted\n"
+	       "combination) of its values in the inputs; the output keeps the first\n"
+	       "input's groups, attributes and storage.  An INPUT may be '-' or an archive\n"
+	       "(tar, tar.gz, tar.zst, tar.xz, zip, .keras) whose HDF5 members are inputs.\n\n"
+	       "  -o OUT             output checkpoint ('-' for stdout); may be an input\n"
+	       "  -f, --force        replace OUT if it exists\n"
+	       "  -w W1,W2,...       weights, one per input, normalised to sum to 1\n"
+	       "  --no-normalize     use the weights as given (any linear combination)\n"
+	       "  --partial          average each variable over the inputs that have it\n"
+	       "  --dtype T          store averaged variables as T (f16 bf16 f32 f64 ...)\n"
+	       "  --only GLOB        average only matching variables; copy the others\n"
+	       "                     from the first input (repeatable)\n"
+	       "  --exclude GLOB     copy matching variables from the first input\n"
+	       "  --progress         show progress even when stderr is not a terminal\n"
+	       "  -q, --quiet        no warnings, no progress\n"
+	       "  -v, --verbose      say what is done with each variable\n"
+	       "  -h, --help         show this help and exit\n"
+	       "  -V, --version      show the version and exit\n",
+	       progname, synopsis);
+}
+
+enum { OPT_NONORM = 256, OPT_PARTIAL, OPT_DTYPE, OPT_ONLY, OPT_EXCLUDE, OPT_PROGRESS };
+
+static const struct option longopts[] = {
+	{"dtype", required_argument, NULL, OPT_DTYPE},
+	{"exclude", required_argument, NULL, OPT_EXCLUDE},
+	{"force", no_argument, NULL, 'f'},
+	{"help", no_argument, NULL, 'h'},
+	{"no-normalize", no_argument, NULL, OPT_NONORM},
+	{"only", required_argument, NULL, OPT_ONLY},
+	{"output", required_argument, NULL, 'o'},
+	{"partial", no_argument, NULL, OPT_PARTIAL},
+	{"progress", no_argument, NULL, OPT_PROGRESS},
+	{"quiet", no_argument, NULL, 'q'},
+	{"verbose", no_argument, NULL, 'v'},
+	{"version", no_argument, NULL, 'V'},
+	{"weights", required_argument, NULL, 'w'},
+	{NULL, 0, NULL, 0},
+};
+
+static void parse_options(int argc, char **argv)
+{
+	int c;
+
+	ckpt_select_init(&opt.sel);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":fho:qvVw:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage(); exit(finish(0));
+		case 'V': printf("%s %s\n", progname, CKPT_VERSION); exit(finish(0));
+		case 'o': opt.out = optarg; break;
+		case 'f': opt.force = 1; break;
+		case 'q': opt.quiet = 1; break;
+		case 'v': opt.verbose = 1; break;
+		case 'w': opt.weights_arg = optarg; break;
+		case OPT_NONORM: opt.no_normalize = 1; break;
+		case OPT_PARTIAL: opt.partial = 1; break;
+		case OPT_PROGRESS: opt.progress = 1; break;
+		case OPT_DTYPE:
+			if (ckpt_dtype_parse(optarg, &opt.dtype) < 0)
+				die("--dtype: %s", ckpt_errmsg());
+			break;
+		case OPT_ONLY: ckpt_select_only(&opt.sel, optarg); break;
+		case OPT_EXCLUDE: ckpt_select_exclude(&opt.sel, optarg); break;
+		case ':': usage_error(synopsis, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				usage_error(synopsis, "unknown option '-%c'", optopt);
+			usage_error(synopsis, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (!opt.out)
+		usage_error(synopsis, "no output given (-o OUT)");
+	if (optind >= argc)
+		usage_error(synopsis, "no INPUT given");
+	if (opt.no_normalize && !opt.weights_arg)
+		usage_error(synopsis, "--no-normalize goes with -w");
+}
+
+/* ---- weights ------------------------------------------------------------ */
+
+/* The weights, one per input; NULL for the plain mean (also when all are
+ * equal and normalised: then the mean is computed as sum / N, exactly). */
+static double *parse_weights(size_t n)
+{
+	double *w = calloc(n, sizeof *w), sum = 0;
+	char *copy, *tok, *save = NULL;
+	size_t k = 0;
+	int equal = 1;
+
+	if (!opt.weights_arg)
+		return free(w), NULL;
+	if (!w || !(copy = strdup(opt.weights_arg)))
+		die("out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		double v = parse_real("-w", tok);
+
+		if (k < n)
+			w[k] = v;
+		k++;
+	}
+	free(copy);
+	if (k != n)
+		die("-w: %zu weight%s for %zu input%s", k, k == 1 ? "" : "s", n,
+		    n == 1 ? "" : "s");
+	for (k = 0; k < n; k++) {
+		sum += w[k];
+		equal &= w[k] == w[0];
+	}
+	if (opt.no_normalize)
+		return w;
+	if (sum == 0 || !isfinite(sum))
+		die("-w: the weights sum to %g; they cannot be normalised "
+		    "(--no-normalize uses them as given)", sum);
+	if (equal)
+		return free(w), NULL;
+	for (k = 0; k < n; k++)
+		w[k] /= sum;
+	return w;
+}
+
+/* ---- the plan ----------------------------------------------------------- */
+
+struct job {
+	ckpt_file **in;
+	size_t nin;
+	const double *weights;
+	const ckpt_var **vars;  /* per input: this variable, or NULL */
+};
+
+static int averaged(const ckpt_var *v)
+{
+	return v->dtype != CKPT_OTHER && ckpt_select_match(&opt.sel, v->name);
+}
+
+/* Check that every input has the first input's variables with the same
+ * shapes and dtypes, and no others; with --partial, say what is missing. */
+static void check_inputs(ckpt_file **in, size_t n)
+{
+	const ckpt_file *a = in[0];
+	char sa[256], sb[256];
+
+	for (size_t k = 1; k < n; k++) {
+		const ckpt_file *b = in[k];
+
+		for (size_t i = 0; i < a->nvars; i++) {
+			const ckpt_var *va = &a->vars[i], *vb = ckpt_find(b, va->name);
+
+			if (!vb) {
+				if (!opt.partial)
+					die("%s: lacks variable '%s' that %s has (--partial "
+					    "averages over the inputs that have it)",
+					    b->name, va->name, a->name);
+				if (!opt.quiet)
+					warn("%s: lacks variable '%s': averaged over the other "
+					     "inputs", b->name, va->name);
+				continue;
+			}
+			if (!ckpt_same_shape(va, vb))
+				die("%s: variable '%s' has shape %s, %s has %s", b->name,
+				    va->name, ckpt_shape_str(vb, sb, sizeof sb), a->name,
+				    ckpt_shape_str(va, sa, sizeof sa));
+			if (strcmp(va->type, vb->type) != 0)
+				die("%s: variable '%s' is %s, %s has %s", b->name, va->name,
+				    vb->type, a->name, va->type);
+		}
+		for (size_t i = 0; i < b->nvars; i++) {
+			if (ckpt_find(a, b->vars[i].name))
+				continue;
+			if (!opt.partial)
+				die("%s: has variable '%s' that %s lacks", b->name,
+				    b->vars[i].name, a->name);
+			if (!opt.quiet)
+				warn("%s: variable '%s' is not in %s, the first input: "
+				     "left out", b->name, b->vars[i].name, a->name);
+		}
+	}
+}
+
+static ckpt_copy_action decide(const ckpt_var *v, ckpt_dtype *dtype, void *user)
+{
+	(void)user;
+	if (!averaged(v))
+		return CKPT_COPY_WHOLE;
+	*dtype = opt.dtype;
+	return CKPT_COPY_EMPTY;
+}
+
+/* ---- one variable ------------------------------------------------------- */
+
+/* Open slab readers on every input that has the variable, cutting the same
+ * slabs; returns how many. */
+static size_t open_readers(struct job *j, const ckpt_var *v0, ckpt_slab *s,
+                           size_t *which)
+{
+	size_t budget = CKPT_SLAB_BYTES, m = 0;
+
+	if (j->nin > 4) /* several inputs side by side stay within bounds */
+		budget = budget * 4 / j->nin < (1u << 18) ? 1u << 18 : budget * 4 / j->nin;
+	for (size_t k = 0; k < j->nin; k++) {
+		const ckpt_var *v = k ? ckpt_find(j->in[k], v0->name) : v0;
+
+		if (!v)
+			continue;
+		if (ckpt_slab_open(&s[m], j->in[k], v, budget) < 0 ||
+		    (m && ckpt_slab_follow(&s[m], &s[0]) < 0))
+			die_lib();
+		which[m++] = k;
+	}
+	return m;
+}
+
+/* The weights of the inputs that have the variable (renormalised). */
+static const double *subset_weights(const struct job *j, const size_t *which,
+                                    size_t m, double *buf)
+{
+	double sum = 0;
+
+	if (!j->weights)
+		return NULL;
+	for (size_t i = 0; i < m; i++)
+		sum += buf[i] = j->weights[which[i]];
+	if (m < j->nin && !opt.no_normalize)
+		for (size_t i = 0; i < m; i++)
+			buf[i] /= sum;
+	return buf;
+}
+
+static void average_var(struct job *j, hid_t out, const ckpt_var *v0)
+{
+	ckpt_slab *s = calloc(j->nin, sizeof *s);
+	size_t *which = calloc(j->nin, sizeof *which), m, bad = 0;
+	double *wbuf = calloc(j->nin, sizeof *wbuf);
+	ckpt_dtype to = opt.dtype != CKPT_OTHER ? opt.dtype : v0->dtype;
+	ckpt_combine c;
+	hid_t d, mt;
+	void *obuf;
+	int rc = 1;
+
+	if (!s || !which || !wbuf)
+		die("out of memory");
+	m = open_readers(j, v0, s, which);
+	if ((d = H5Dopen2(out, v0->name, H5P_DEFAULT)) < 0 || (mt = ckpt_dtype_memtype(to)) < 0)
+		die("%s: variable '%s': cannot open in the output", opt.out, v0->name);
+	if (ckpt_combine_init(&c, v0->dtype, to, s[0].cap, m,
+	                      subset_weights(j, which, m, wbuf)) < 0 ||
+	    !(obuf = malloc(s[0].cap * ckpt_dtype_size(to) + 1)))
+		die("out of memory");
+	if (opt.verbose)
+		warn("%s: averaging over %zu input%s", v0->name, m, m == 1 ? "" : "s");
+	while (rc > 0) {
+		for (size_t i = 0; i < m; i++) {
+			if ((rc = ckpt_slab_next(&s[i])) < 0)
+				die_lib();
+			if (rc > 0)
+				ckpt_combine_add(&c, i, s[i].buf, s[i].count);
+		}
+		if (rc == 0)
+			break;
+		bad += ckpt_combine_result(&c, obuf, s[0].count);
+		if (ckpt_slab_write(&s[0], d, mt, obuf) < 0)
+			die("%s: %s", opt.out, ckpt_errmsg());
+		progress_add(s[0].count * ckpt_dtype_size(v0->dtype) * m);
+	}
+	if (bad && !opt.quiet)
+		warn("variable '%s': %zu value%s out of the range of %s (%s)", v0->name,
+		     bad, bad == 1 ? "" : "s", ckpt_dtype_name(to),
+		     ckpt_dtype_is_float(to) ? "became inf" : "saturated");
+	ckpt_combine_free(&c);
+	for (size_t i = 0; i < m; i++)
+		ckpt_slab_close(&s[i]);
+	H5Tclose(mt);
+	H5Dclose(d);
+	free(obuf);
+	free(s);
+	free(which);
+	free(wbuf);
+}
+
+/* A variable that is not averaged is copied from the first input; when it
+ * is selected but not numeric, it must be the same in every input. */
+static void check_same(struct job *j, const ckpt_var *v0)
+{
+	ckpt_slab s0, s;
+	int r0, r;
+
+	for (size_t k = 1; k < j->nin; k++) {
+		const ckpt_var *v = ckpt_find(j->in[k], v0->name);
+
+		if (!v)
+			continue;
+		if (ckpt_slab_open(&s0, j->in[0], v0, CKPT_SLAB_BYTES) < 0 ||
+		    ckpt_slab_open(&s, j->in[k], v, CKPT_SLAB_BYTES) < 0 ||
+		    ckpt_slab_follow(&s, &s0) < 0)
+			die_lib();
+		while ((r0 = ckpt_slab_next(&s0)) > 0 && (r = ckpt_slab_next(&s)) > 0) {
+			int same = ckpt_slab_same(&s0, &s);
+
+			if (same < 0)
+				die_lib();
+			if (!same)
+				die("%s: variable '%s' (%s) differs from %s's; it cannot be "
+				    "averaged (--exclude copies it from the first input)",
+				    j->in[k]->name, v0->name, v0->type, j->in[0]->name);
+		}
+		if (r0 < 0)
+			die_lib();
+		ckpt_slab_close(&s0);
+		ckpt_slab_close(&s);
+	}
+}
+
+/* ---- main ----------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+	struct job j = {0};
+	ckpt_out *o;
+	uint64_t total = 0;
+	size_t navg = 0;
+
+	prog_init(argv[0]);
+	parse_options(argc, argv);
+	for (int i = optind; i < argc; i++)
+		if (ckpt_open_inputs(argv[i], &j.in, &j.nin) < 0)
+			die_lib();
+	j.weights = parse_weights(j.nin);
+	check_inputs(j.in, j.nin);
+	for (size_t i = 0; i < j.in[0]->nvars; i++) {
+		const ckpt_var *v = &j.in[0]->vars[i];
+
+		if (averaged(v)) {
+			total += v->nbytes * j.nin;
+			navg++;
+		} else if (v->dtype == CKPT_OTHER && ckpt_select_match(&opt.sel, v->name)) {
+			check_same(&j, v);
+		}
+	}
+	if (!(o = ckpt_out_open(opt.out, opt.force, j.in[0])))
+		die_lib();
+	if (ckpt_copy_structure(j.in[0], ckpt_out_fid(o), decide, NULL) < 0) {
+		ckpt_out_abort(o);
+		die_lib();
+	}
+	progress_start(opt.quiet ? -1 : opt.progress, total, "averaging");
+	for (size_t i = 0; i < j.in[0]->nvars; i++)
+		if (averaged(&j.in[0]->vars[i]))
+			average_var(&j, ckpt_out_fid(o), &j.in[0]->vars[i]);
+	progress_end();
+	if (ckpt_out_commit(o) < 0)
+		die_lib();
+	if (opt.verbose)
+		warn("%zu variable%s averaged over %zu inputs, %zu copied from %s", navg,
+		     navg == 1 ? "" : "s", j.nin, j.in[0]->nvars - navg, j.in[0]->name);
+	ckpt_close_inputs(j.in, j.nin);
+	free((void *)j.weights);
+	ckpt_select_free(&opt.sel);
+	return finish(0);
+}

@@ -1,0 +1,13 @@
+# Weights that do not match the inputs, or sum to zero, or are not numbers.
+f="$FIX/order.h5"
+run ckpt-average -w 1,2 -o "$T/x.h5" "$f"
+expect_error ckpt-average "-w: 2 weights for 1 input"
+run ckpt-average -w 1 -o "$T/x.h5" "$f" "$f"
+expect_error ckpt-average "-w: 1 weight for 2 inputs"
+run ckpt-average -w 1,-1 -o "$T/x.h5" "$f" "$f"
+expect_error ckpt-average "sum to 0; they cannot be normalised"
+run ckpt-average -w 1,x -o "$T/x.h5" "$f" "$f"
+expect_error ckpt-average "-w: 'x' is not a finite number"
+run ckpt-average -w 1,nan -o "$T/x.h5" "$f" "$f"
+expect_error ckpt-average "-w: 'nan' is not a finite number"
+expect_no_file "$T/x.h5"

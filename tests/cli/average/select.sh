@@ -1,0 +1,9 @@
+# --only/--exclude: the other variables are copied from the first input.
+cd "$T"
+ckpt-train -q --steps 0 --seed 1 -o a.h5
+ckpt-train -q --steps 0 --seed 2 -o b.h5
+run ckpt-average --exclude w -o x.h5 a.h5 b.h5
+expect_status 0
+[ "$(ckpt-read -q --values --only w x.h5)" = "$(ckpt-read -q --values --only w a.h5)" ] || fail "w not copied"
+run ckpt-average --only w -o y.h5 a.h5 b.h5
+[ "$(ckpt-read -q --values --only w y.h5)" != "$(ckpt-read -q --values --only w a.h5)" ] || fail "w not averaged"
