@@ -28,16 +28,16 @@ OPT := -O1 -g
 else
 B := build
 SANFLAGS :=
-OPT := -O2 -g
+OPT := -O3 -g
 endif
 
 CFLAGS   ?= $(OPT)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 # No fused multiply-add behind our back: the model is float32 step by step.
-ALL_CFLAGS := -std=c11 -ffp-contract=off -D_XOPEN_SOURCE=700 -DH5_USE_110_API $(WARN) $(CFLAGS) $(SANFLAGS) \
+ALL_CFLAGS := -std=c11 -pthread -ffp-contract=off -D_XOPEN_SOURCE=700 -DH5_USE_110_API $(WARN) $(CFLAGS) $(SANFLAGS) \
               $(HDF5_CFLAGS) $(ARCHIVE_CFLAGS) -Isrc
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
-LIBS     := $(HDF5_LIBS) $(ARCHIVE_LIBS) -lm
+LIBS     := $(HDF5_LIBS) $(ARCHIVE_LIBS) -lm -pthread
 
 LIB_SRC  := $(sort $(wildcard src/lib/*.c))
 LIB_HDR  := $(sort $(wildcard src/lib/*.h))

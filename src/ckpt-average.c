@@ -1,5 +1,7 @@
 /* ckpt-average - the mean, or any linear combination, of N checkpoints. */
 #include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,21 +210,23 @@ static ckpt_copy_action decide(const ckpt_var *v, ckpt_dtype *dtype, void *user)
 
 /* ---- one variable ------------------------------------------------------- */
 
+/* Slab bytes per input: slabs read by copying stay in cache (the copy out
+ * of the page cache is what costs); slabs read in place are not copied. */
+#define AVG_SLAB_BYTES (2u << 20)
+
 /* Open slab readers on every input that has the variable, cutting the same
  * slabs; returns how many. */
 static size_t open_readers(struct job *j, const ckpt_var *v0, ckpt_slab *s,
                            size_t *which)
 {
-	size_t budget = CKPT_SLAB_BYTES, m = 0;
+	size_t m = 0;
 
-	if (j->nin > 4) /* several inputs side by side stay within bounds */
-		budget = budget * 4 / j->nin < (1u << 18) ? 1u << 18 : budget * 4 / j->nin;
 	for (size_t k = 0; k < j->nin; k++) {
 		const ckpt_var *v = k ? ckpt_find(j->in[k], v0->name) : v0;
 
 		if (!v)
 			continue;
-		if (ckpt_slab_open(&s[m], j->in[k], v, budget) < 0 ||
+		if (ckpt_slab_open(&s[m], j->in[k], v, AVG_SLAB_BYTES) < 0 ||
 		    (m && ckpt_slab_follow(&s[m], &s[0]) < 0))
 			die_lib();
 		which[m++] = k;
@@ -246,52 +250,122 @@ static const double *subset_weights(const struct job *j, const size_t *which,
 	return buf;
 }
 
+/* A slab being combined: a worker thread takes pieces of it while the main
+ * thread, the only one to call HDF5, reads the next slab and writes the
+ * previous one, then takes pieces too.  Both cores stay busy. */
+struct work {
+	const ckpt_combine *c;
+	const void **ptrs;
+	void *out;
+	size_t n, bad;
+	atomic_size_t next;  /* first value no thread has taken yet */
+	ckpt_region region;
+	pthread_t thread;
+	int running;         /* 1: with a worker thread, 2: without */
+};
+
+#define PIECE (1u << 14) /* values a thread takes at a time */
+
+static size_t take_pieces(struct work *w)
+{
+	size_t bad = 0, off;
+
+	while ((off = atomic_fetch_add(&w->next, PIECE)) < w->n)
+		bad += ckpt_combine_range(w->c, w->ptrs, w->out, off,
+		                          w->n - off < PIECE ? w->n - off : PIECE);
+	return bad;
+}
+
+static void *combine_work(void *arg)
+{
+	struct work *w = arg;
+
+	w->bad = take_pieces(w);
+	return NULL;
+}
+
+/* Help finish the slab in w, write it; returns the values out of range. */
+static size_t finish_work(struct work *w, hid_t d, hid_t mt, const char *name)
+{
+	size_t bad;
+
+	if (!w->running)
+		return 0;
+	bad = take_pieces(w);
+	if (w->running == 1)
+		pthread_join(w->thread, NULL);
+	w->running = 0;
+	if (ckpt_region_write(&w->region, d, mt, w->out) < 0)
+		die("%s: variable '%s': %s", opt.out, name, ckpt_errmsg());
+	return bad + w->bad;
+}
+
 static void average_var(struct job *j, hid_t out, const ckpt_var *v0)
 {
 	ckpt_slab *s = calloc(j->nin, sizeof *s);
 	size_t *which = calloc(j->nin, sizeof *which), m, bad = 0;
 	double *wbuf = calloc(j->nin, sizeof *wbuf);
 	ckpt_dtype to = opt.dtype != CKPT_OTHER ? opt.dtype : v0->dtype;
+	struct work w[2] = {{0}};
 	ckpt_combine c;
 	hid_t d, mt;
-	void *obuf;
-	int rc = 1;
+	int rc = 0, k = 0;
 
 	if (!s || !which || !wbuf)
 		die("out of memory");
 	m = open_readers(j, v0, s, which);
 	if ((d = H5Dopen2(out, v0->name, H5P_DEFAULT)) < 0 || (mt = ckpt_dtype_memtype(to)) < 0)
 		die("%s: variable '%s': cannot open in the output", opt.out, v0->name);
-	if (ckpt_combine_init(&c, v0->dtype, to, s[0].cap, m,
-	                      subset_weights(j, which, m, wbuf)) < 0 ||
-	    !(obuf = malloc(s[0].cap * ckpt_dtype_size(to) + 1)))
-		die("out of memory");
+	ckpt_combine_init(&c, v0->dtype, to, m, subset_weights(j, which, m, wbuf));
+	for (int i = 0; i < 2; i++) {
+		w[i].c = &c;
+		w[i].ptrs = calloc(m, sizeof *w[i].ptrs);
+		w[i].out = malloc(s[0].cap * ckpt_dtype_size(to) + 1);
+		if (!w[i].ptrs || !w[i].out)
+			die("out of memory");
+	}
 	if (opt.verbose)
 		warn("%s: averaging over %zu input%s", v0->name, m, m == 1 ? "" : "s");
-	while (rc > 0) {
+	for (;; k ^= 1) {
+		/* slab i into w[k]; slab i-1 still in w[k^1], being combined */
 		for (size_t i = 0; i < m; i++) {
 			if ((rc = ckpt_slab_next(&s[i])) < 0)
 				die_lib();
-			if (rc > 0)
-				ckpt_combine_add(&c, i, s[i].buf, s[i].count);
+			w[k].ptrs[i] = s[i].buf;
 		}
+		/* the previous slab: finish it together, start on this one,
+		 * then write the previous one while the worker goes on */
+		if (w[k ^ 1].running) {
+			w[k ^ 1].bad += take_pieces(&w[k ^ 1]);
+			if (w[k ^ 1].running == 1)
+				pthread_join(w[k ^ 1].thread, NULL);
+			w[k ^ 1].running = 2;
+		}
+		if (rc > 0) {
+			w[k].n = s[0].count;
+			w[k].bad = 0;
+			atomic_store(&w[k].next, 0);
+			ckpt_slab_region(&s[0], &w[k].region);
+			w[k].running = pthread_create(&w[k].thread, NULL, combine_work,
+			                              &w[k]) == 0 ? 1 : 2;
+		}
+		bad += finish_work(&w[k ^ 1], d, mt, v0->name);
 		if (rc == 0)
 			break;
-		bad += ckpt_combine_result(&c, obuf, s[0].count);
-		if (ckpt_slab_write(&s[0], d, mt, obuf) < 0)
-			die("%s: %s", opt.out, ckpt_errmsg());
 		progress_add(s[0].count * ckpt_dtype_size(v0->dtype) * m);
 	}
 	if (bad && !opt.quiet)
 		warn("variable '%s': %zu value%s out of the range of %s (%s)", v0->name,
 		     bad, bad == 1 ? "" : "s", ckpt_dtype_name(to),
 		     ckpt_dtype_is_float(to) ? "became inf" : "saturated");
-	ckpt_combine_free(&c);
 	for (size_t i = 0; i < m; i++)
 		ckpt_slab_close(&s[i]);
+	for (int i = 0; i < 2; i++) {
+		free(w[i].ptrs);
+		free(w[i].out);
+	}
 	H5Tclose(mt);
 	H5Dclose(d);
-	free(obuf);
 	free(s);
 	free(which);
 	free(wbuf);

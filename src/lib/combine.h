@@ -21,26 +21,27 @@
 
 typedef struct ckpt_combine {
 	ckpt_dtype dtype, out;  /* of the inputs, of the result */
-	size_t cap, nin;
+	size_t nin;
 	const double *weights;  /* NULL: plain mean */
-	double *sum, *comp, *tmp;
-	void *isum;             /* 128-bit integer sums for exact means */
 } ckpt_combine;
 
-/* For slabs of up to cap values of type t from nin inputs, the result in
- * type out; weights (nin of them, used as given) or NULL for the mean.
- * (A mean of integers into another type is computed in double.)  Returns
- * -1 when out of memory. */
-int ckpt_combine_init(ckpt_combine *c, ckpt_dtype t, ckpt_dtype out, size_t cap,
-                      size_t nin, const double *weights);
+/* Combine values of type t from nin inputs into type out; weights (nin of
+ * them, used as given) or NULL for the mean.  (A mean of integers into
+ * another type is computed in double.) */
+void ckpt_combine_init(ckpt_combine *c, ckpt_dtype t, ckpt_dtype out, size_t nin,
+                       const double *weights);
 
-/* Add input number k's slab of n values (k = 0 starts a new slab). */
-void ckpt_combine_add(ckpt_combine *c, size_t k, const void *slab, size_t n);
+/* out[i] = the combination of in[0][i] .. in[nin-1][i], for i < n, in
+ * memory layouts of the types.  Works through cache-sized blocks, so each
+ * input is read once; threads may combine disjoint ranges at once.
+ * Returns how many results could not be represented (overflow to Inf,
+ * integer saturation). */
+size_t ckpt_combine_slabs(const ckpt_combine *c, const void *const *in, void *out,
+                          size_t n);
 
-/* The combination of the n values added, in the result type, into out.  Returns how
- * many could not be represented (overflow to Inf, integer saturation). */
-size_t ckpt_combine_result(ckpt_combine *c, void *out, size_t n);
-
-void ckpt_combine_free(ckpt_combine *c);
+/* The same for the values [off, off + n) only: threads may combine
+ * disjoint ranges of one slab at once. */
+size_t ckpt_combine_range(const ckpt_combine *c, const void *const *in, void *out,
+                          size_t off, size_t n);
 
 #endif

@@ -405,6 +405,7 @@ static ckpt_file *new_file(const char *name)
 		return NULL;
 	}
 	f->fid = -1;
+	f->fd = -1;
 	return f;
 }
 
@@ -494,7 +495,7 @@ ckpt_file *ckpt_open_image(const char *name, void *image, size_t size)
 		return NULL;
 	}
 	f->image = image;
-	f->image_size = size;
+	f->image_size = f->size = size;
 	if (!ckpt_image_is_hdf5(image, size)) {
 		ckpt_seterr("%s: not an HDF5 file", name);
 	} else {
@@ -563,6 +564,11 @@ ckpt_file *ckpt_open(const char *path)
 	if (f->fid < 0) /* before any other call clears HDF5's error stack */
 		ckpt_seterr_h5("%s: damaged or truncated HDF5 file", path);
 	H5Pclose(fapl);
+	if (f->fid >= 0 && (f->fd = open(path, O_RDONLY)) >= 0) {
+		struct stat st;
+
+		f->size = fstat(f->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+	}
 	return finish_open(f);
 }
 
@@ -572,6 +578,8 @@ void ckpt_close(ckpt_file *f)
 		return;
 	if (f->fid >= 0)
 		H5Fclose(f->fid);
+	if (f->fd >= 0)
+		close(f->fd);
 	for (size_t i = 0; i < f->nvars; i++)
 		free(f->vars[i].name);
 	for (size_t i = 0; i < f->nobjs; i++) {

@@ -44,6 +44,8 @@ typedef struct ckpt_file {
 	hid_t fid;
 	void *image;        /* the file's bytes when opened from memory */
 	size_t image_size;
+	int fd;             /* opened from a path: for reading in place (slab.h) */
+	uint64_t size;      /* bytes in the file or image */
 	ckpt_var *vars;
 	size_t nvars;
 	const ckpt_var **by_name; /* vars sorted by name, for lookups */

@@ -147,14 +147,17 @@ void ckpt_linear_apply(ckpt_linear *m, const ckpt_linear *g, float lr)
 
 /* shared = mean of the workers' models, through the averaging core. */
 static void average_into(ckpt_linear *shared, const ckpt_linear *ws, size_t n,
-                         ckpt_combine *cw, ckpt_combine *cb)
+                         const void **pw, const void **pb)
 {
+	ckpt_combine c;
+
+	ckpt_combine_init(&c, CKPT_F32, CKPT_F32, n, NULL);
 	for (size_t i = 0; i < n; i++) {
-		ckpt_combine_add(cw, i, ws[i].w, shared->features * shared->outputs);
-		ckpt_combine_add(cb, i, ws[i].b, shared->outputs);
+		pw[i] = ws[i].w;
+		pb[i] = ws[i].b;
 	}
-	ckpt_combine_result(cw, shared->w, shared->features * shared->outputs);
-	ckpt_combine_result(cb, shared->b, shared->outputs);
+	ckpt_combine_slabs(&c, pw, shared->w, shared->features * shared->outputs);
+	ckpt_combine_slabs(&c, pb, shared->b, shared->outputs);
 }
 
 float ckpt_linear_train(ckpt_linear *m, const ckpt_batch *batches,
@@ -162,11 +165,9 @@ float ckpt_linear_train(ckpt_linear *m, const ckpt_batch *batches,
 {
 	size_t nw = m->features * m->outputs, n = o->workers;
 	ckpt_linear *ws = calloc(n, sizeof *ws), grad = {0};
-	ckpt_combine cw = {0}, cb = {0};
+	const void **pw = calloc(n, sizeof *pw), **pb = calloc(n, sizeof *pb);
 	float loss = NAN;
-	int ok = ws && ckpt_linear_copy(&grad, m) == 0 &&
-	         ckpt_combine_init(&cw, CKPT_F32, CKPT_F32, nw, n, NULL) == 0 &&
-	         ckpt_combine_init(&cb, CKPT_F32, CKPT_F32, m->outputs, n, NULL) == 0;
+	int ok = ws && pw && pb && ckpt_linear_copy(&grad, m) == 0;
 
 	/* ws[i]: worker i's weights (sync params) or its gradient (grads) */
 	for (size_t i = 0; ok && i < n; i++)
@@ -194,10 +195,10 @@ float ckpt_linear_train(ckpt_linear *m, const ckpt_batch *batches,
 			}
 		}
 		if (o->sync_grads) {
-			average_into(&grad, ws, n, &cw, &cb);
+			average_into(&grad, ws, n, pw, pb);
 			ckpt_linear_apply(m, &grad, o->lr);
 		} else {
-			average_into(m, ws, n, &cw, &cb);
+			average_into(m, ws, n, pw, pb);
 		}
 		loss = sum / (float)n;
 		if (o->report)
@@ -208,8 +209,8 @@ out:
 		ckpt_linear_free(&ws[i]);
 	free(ws);
 	ckpt_linear_free(&grad);
-	ckpt_combine_free(&cw);
-	ckpt_combine_free(&cb);
+	free(pw);
+	free(pb);
 	return loss;
 }
 

@@ -4,6 +4,12 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#ifndef MAP_POPULATE
+#define MAP_POPULATE 0
+#endif
 
 void ckpt_slab_plan(int rank, const uint64_t *dims, const uint64_t *chunk,
                     uint64_t max_elems, int *split, uint64_t *step)
@@ -66,6 +72,68 @@ static int check_filters(const ckpt_file *f, const ckpt_var *v, hid_t dset)
 	return rc;
 }
 
+/* Whether the variable's bytes can be used in place: contiguous and
+ * allocated, unfiltered, stored exactly as in memory, within the file, and
+ * aligned for their type (HDF5 does not align data; C requires it). */
+static void check_in_place(ckpt_slab *s, hid_t dcpl)
+{
+	const ckpt_file *f = s->file;
+	haddr_t addr;
+	hid_t ft;
+	int same;
+
+	if (s->var->dtype == CKPT_OTHER || (f->fd < 0 && !f->image) ||
+	    H5Pget_layout(dcpl) != H5D_CONTIGUOUS || H5Pget_nfilters(dcpl) != 0 ||
+	    H5Pget_external_count(dcpl) != 0)
+		return;
+	if ((addr = H5Dget_offset(s->dset)) == HADDR_UNDEF ||
+	    addr % ckpt_dtype_size(s->var->dtype) != 0 ||
+	    H5Dget_storage_size(s->dset) != s->var->nbytes ||
+	    addr > f->size || s->var->nbytes > f->size - addr)
+		return;
+	if ((ft = H5Dget_type(s->dset)) < 0)
+		return;
+	same = H5Tequal(ft, s->mtype) > 0;
+	H5Tclose(ft);
+	if (same) {
+		s->in_place = 1;
+		s->addr = addr;
+	}
+}
+
+static void unmap(ckpt_slab *s, int which)
+{
+	if (s->map[which])
+		munmap(s->map[which], s->maplen[which]);
+	s->map[which] = NULL;
+}
+
+/* Point buf at the bytes of the slab just selected. */
+static int read_in_place(ckpt_slab *s, size_t n)
+{
+	uint64_t off = s->addr + (s->start + s->count) * s->elsize;
+	size_t len = n * s->elsize, delta;
+	static long page;
+
+	if (s->file->image) {
+		s->buf = (const char *)s->file->image + off;
+		return 0;
+	}
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
+	unmap(s, s->cur); /* the slab before the previous one */
+	delta = (size_t)(off % (uint64_t)page);
+	s->map[s->cur] = mmap(NULL, len + delta, PROT_READ, MAP_SHARED | MAP_POPULATE,
+	                      s->file->fd, (off_t)(off - delta));
+	if (s->map[s->cur] == MAP_FAILED) {
+		s->map[s->cur] = NULL;
+		return ckpt_seterr_errno(s->file->name);
+	}
+	s->maplen[s->cur] = len + delta;
+	s->buf = (const char *)s->map[s->cur] + delta;
+	return 0;
+}
+
 /* Numbers as the toolkit's memory types; anything else in HDF5's native
  * form of its type. */
 static hid_t memtype_of(hid_t dset, ckpt_dtype t)
@@ -90,7 +158,14 @@ static int alloc_buf(ckpt_slab *s)
 		cap *= (size_t)v->dims[i];
 	cap *= (size_t)s->step;
 	s->cap = cap;
-	if (!(s->buf = calloc(cap, s->elsize))) {
+	free(s->mem[0]);
+	free(s->mem[1]);
+	s->buf = s->mem[0] = s->mem[1] = NULL;
+	if (s->in_place)
+		return 0;
+	s->mem[0] = calloc(cap, s->elsize);
+	s->mem[1] = calloc(cap, s->elsize);
+	if (!s->mem[0] || !s->mem[1]) {
 		ckpt_seterr("%s: variable '%s': out of memory", s->file->name, v->name);
 		ckpt_slab_close(s);
 		return -1;
@@ -132,6 +207,7 @@ int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
 				chunk[i] = hchunk[i];
 			chunkp = chunk;
 		}
+		check_in_place(s, dcpl);
 		H5Pclose(dcpl);
 	}
 	s->elsize = elsize = H5Tget_size(s->mtype);
@@ -146,26 +222,25 @@ int ckpt_slab_follow(ckpt_slab *s, const ckpt_slab *leader)
 		return 0;
 	s->split = leader->split;
 	s->step = leader->step;
-	free(s->buf);
-	s->buf = NULL;
 	return alloc_buf(s);
 }
 
-/* Variable-length data HDF5 allocated in the last read. */
-static void release_vlen(ckpt_slab *s)
+/* Variable-length data HDF5 allocated when it read into buffer which. */
+static void release_vlen(ckpt_slab *s, int which)
 {
-	hsize_t n = s->count;
+	hsize_t n = s->mcount[which];
 	hid_t ms;
 
 	/* variable-length strings are class STRING, not VLEN, for HDF5 */
-	if (!s->buf || !s->count || s->var->dtype != CKPT_OTHER ||
+	if (!s->mem[which] || !n || s->var->dtype != CKPT_OTHER ||
 	    (H5Tdetect_class(s->mtype, H5T_VLEN) <= 0 &&
 	     H5Tdetect_class(s->mtype, H5T_STRING) <= 0))
 		return;
 	ms = H5Screate_simple(1, &n, NULL);
-	H5Dvlen_reclaim(s->mtype, ms, H5P_DEFAULT, s->buf);
+	H5Dvlen_reclaim(s->mtype, ms, H5P_DEFAULT, s->mem[which]);
 	H5Sclose(ms);
-	memset(s->buf, 0, s->count * s->elsize);
+	memset(s->mem[which], 0, n * s->elsize);
+	s->mcount[which] = 0;
 }
 
 /* Select the slab starting at s->pos in the file space; returns its count. */
@@ -224,10 +299,21 @@ int ckpt_slab_next(ckpt_slab *s)
 
 	if (s->done)
 		return 0;
-	release_vlen(s);
+	s->cur ^= 1;
+	release_vlen(s, s->cur); /* the slab before the previous one */
 	n = select_slab(s);
+	if (s->in_place) {
+		if (read_in_place(s, (size_t)n) < 0)
+			return -1;
+		s->start = s->start + s->count;
+		s->count = (size_t)n;
+		advance(s);
+		return 1;
+	}
 	mspace = H5Screate_simple(1, &n, NULL);
-	rc = H5Dread(s->dset, s->mtype, mspace, s->fspace, H5P_DEFAULT, s->buf);
+	rc = H5Dread(s->dset, s->mtype, mspace, s->fspace, H5P_DEFAULT, s->mem[s->cur]);
+	s->buf = s->mem[s->cur];
+	s->mcount[s->cur] = rc < 0 ? 0 : (size_t)n;
 	if (rc < 0) { /* before H5Sclose clears HDF5's error stack */
 		ckpt_seterr_h5("%s: variable '%s': read error", s->file->name,
 		               s->var->name);
@@ -244,33 +330,47 @@ int ckpt_slab_next(ckpt_slab *s)
 
 void ckpt_slab_close(ckpt_slab *s)
 {
-	release_vlen(s);
+	release_vlen(s, 0); /* needs the memory type: first */
+	release_vlen(s, 1);
+	unmap(s, 0);
+	unmap(s, 1);
 	if (s->dset >= 0)
 		H5Dclose(s->dset);
 	if (s->fspace >= 0)
 		H5Sclose(s->fspace);
 	if (s->mtype >= 0)
 		H5Tclose(s->mtype);
-	free(s->buf);
+	free(s->mem[0]);
+	free(s->mem[1]);
 	memset(s, 0, sizeof *s);
 	s->dset = s->fspace = s->mtype = -1;
 }
 
-int ckpt_slab_write(const ckpt_slab *s, hid_t dset, hid_t memtype, const void *buf)
+void ckpt_slab_region(const ckpt_slab *s, ckpt_region *r)
+{
+	r->rank = s->var->rank;
+	r->n = s->count;
+	for (int i = 0; i < r->rank; i++) {
+		r->start[i] = s->cur_start[i];
+		r->count[i] = s->cur_count[i];
+	}
+}
+
+int ckpt_region_write(const ckpt_region *r, hid_t dset, hid_t memtype,
+                      const void *buf)
 {
 	hid_t fs = H5Dget_space(dset), ms;
-	hsize_t n = s->count;
+	hsize_t n = r->n;
 	herr_t rc;
 
 	if (fs < 0)
-		return ckpt_seterr_h5("variable '%s': cannot write", s->var->name);
-	if (s->var->rank > 0)
-		H5Sselect_hyperslab(fs, H5S_SELECT_SET, s->cur_start, NULL, s->cur_count,
-		                    NULL);
+		return ckpt_seterr_h5("cannot write");
+	if (r->rank > 0)
+		H5Sselect_hyperslab(fs, H5S_SELECT_SET, r->start, NULL, r->count, NULL);
 	ms = H5Screate_simple(1, &n, NULL);
 	rc = H5Dwrite(dset, memtype, ms, fs, H5P_DEFAULT, buf);
 	if (rc < 0)
-		ckpt_seterr_h5("variable '%s': write error", s->var->name);
+		ckpt_seterr_h5("write error");
 	H5Sclose(ms);
 	H5Sclose(fs);
 	return rc < 0 ? -1 : 0;

@@ -2,7 +2,13 @@
  *
  * A slab is a run of consecutive elements in C order, read with one
  * hyperslab selection, so no program ever holds a whole variable: peak
- * memory is the slab size, whatever the checkpoint's size. */
+ * memory is the slab size, whatever the checkpoint's size.
+ *
+ * Where the bytes in the file are already the values in memory (contiguous
+ * storage, no filters, the native layout), a slab is not copied: buf points
+ * into a mapping of just that slab's bytes (or into an in-memory image).
+ * buf is for reading only, and stays valid for one more ckpt_slab_next()
+ * (two slabs are in flight), so that slabs can be worked on in a pipeline. */
 #ifndef CKPT_SLAB_H
 #define CKPT_SLAB_H
 
@@ -19,7 +25,7 @@
 
 typedef struct ckpt_slab {
 	/* valid after ckpt_slab_next() returned 1 */
-	void *buf;          /* values in the memory layout of the dtype */
+	const void *buf;    /* values in the memory layout of the dtype */
 	uint64_t start;     /* C-order index of buf[0] within the variable */
 	size_t count;       /* values in buf */
 
@@ -34,6 +40,13 @@ typedef struct ckpt_slab {
 	hsize_t cur_start[CKPT_MAX_RANK], cur_count[CKPT_MAX_RANK]; /* last read */
 	size_t elsize;
 	int done;
+	void *mem[2];       /* buffers slabs are read into (not in place) */
+	size_t mcount[2];   /* values in each */
+	uint64_t addr;      /* in place: where the variable's bytes start */
+	void *map[2];       /* in place, from a file: mappings */
+	size_t maplen[2];
+	int cur;            /* which of the two the current slab uses */
+	int in_place;
 } ckpt_slab;
 
 /* Prepare to read variable v of f in slabs of at most max_bytes (at least
@@ -52,9 +65,19 @@ void ckpt_slab_close(ckpt_slab *s);
  * another file (whose chunking may differ), so that slabs line up. */
 int ckpt_slab_follow(ckpt_slab *s, const ckpt_slab *leader);
 
-/* Write buf (count values of memtype) to the region of dset that s read
- * last; dset has the shape of the variable s reads. */
-int ckpt_slab_write(const ckpt_slab *s, hid_t dset, hid_t memtype, const void *buf);
+/* Where a slab lies in its variable. */
+typedef struct ckpt_region {
+	int rank;
+	hsize_t start[CKPT_MAX_RANK], count[CKPT_MAX_RANK];
+	size_t n;
+} ckpt_region;
+
+/* The region of the slab s read last. */
+void ckpt_slab_region(const ckpt_slab *s, ckpt_region *r);
+
+/* Write buf (r->n values of memtype) to region r of dset. */
+int ckpt_region_write(const ckpt_region *r, hid_t dset, hid_t memtype,
+                      const void *buf);
 
 /* Whether the last slabs of a and b hold the same values: bytes for fixed
  * types, text for variable-length strings.  -1 (with a message) for other

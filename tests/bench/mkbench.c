@@ -1,6 +1,7 @@
 /* mkbench - write a transformer-like float32 checkpoint for make bench.
  *
  *   mkbench SEED FILE [SCALE]
+ *   mkbench SEED FILE --one GIB     one float32 variable of GIB GiB
  *
  * A token and a position embedding, then per layer the norms, qkv, out, up
  * and down matrices with biases: 12 layers of width 1152 (SCALE 1) make
@@ -58,7 +59,7 @@ static void put(hid_t f, const char *name, hsize_t rows, hsize_t cols)
 
 int main(int argc, char **argv)
 {
-	double scale = argc > 3 ? atof(argv[3]) : 1;
+	double scale = argc == 4 ? atof(argv[3]) : 1;
 	hsize_t d = (hsize_t)(1152 * scale), vocab = 50257;
 	hid_t f;
 	char name[128];
@@ -71,6 +72,11 @@ int main(int argc, char **argv)
 	rng = 0x9E3779B97F4A7C15ULL * (strtoull(argv[1], NULL, 10) + 1);
 	if ((f = H5Fcreate(argv[2], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) < 0)
 		return 1;
+	if (argc > 4 && strcmp(argv[3], "--one") == 0) {
+		put(f, "huge", (hsize_t)(atof(argv[4]) * (1 << 28)), 0);
+		H5Fclose(f);
+		return 0;
+	}
 	put(f, "embed/tokens", vocab, d);
 	put(f, "embed/positions", 2048, d);
 	for (int l = 0; l < 12; l++) {

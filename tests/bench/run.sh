@@ -13,13 +13,19 @@ for p in python3 /usr/bin/python3; do
 	"$p" -c 'import h5py, numpy' 2>/dev/null && PY=$p && break
 done
 
-[ -f "$W/b0.h5" ] || "$B/tests/mkbench" 0 "$W/b0.h5"
+for i in 0 1 2 3; do
+	[ -f "$W/b$i.h5" ] || "$B/tests/mkbench" $i "$W/b$i.h5"
+done
 [ -f "$W/many.h5" ] || "$B/tests/mkfixtures" --many 10000 "$W/many.h5"
 
-# best SECONDS and peak MiB of a command, stdout discarded
+# best SECONDS and peak MiB of a command, stdout discarded; outputs are
+# removed and dirty pages written back before each run, so that no run
+# pays for the one before (the floor alike)
 measure() {
 	best= mem=0
 	for i in 1 2 3; do
+		rm -f "$W"/*.out
+		sync
 		/usr/bin/time -f '%e %M' -o "$W/time" "$@" >/dev/null 2>"$W/stderr" ||
 			{ echo "bench: failed: $*"; cat "$W/stderr"; exit 1; }
 		set -- "$@"
@@ -57,3 +63,28 @@ set -- $(measure h5ls -r "$W/many.h5"); h5ls=$1
 row "h5ls -r" "$1" "$2" "$h5ls"
 set -- $(measure "$B/bin/ckpt-read" "$W/many.h5")
 row "ckpt-read (ratio: to h5ls -r)" "$1" "$2" "$h5ls" "$h5ls"
+
+echo "== ckpt-average of 4 inputs"
+cat "$W"/b[0-3].h5 >/dev/null
+size=$(wc -c <"$W/b0.h5")
+set -- $(measure cat "$W/b0.h5" "$W/b1.h5" "$W/b2.h5" "$W/b3.h5"); rd=$1
+set -- $(measure sh -c "head -c $size /dev/zero >'$W/zero.out'"); wr=$1
+floor=$(awk -v a="$rd" -v b="$wr" 'BEGIN { print a + b }')
+row "floor: cat inputs + write output" "$floor" 0 "$floor"
+if [ -n "$PY" ]; then
+	set -- $(measure "$PY" tests/bench/average.py "$W/py.out" "$W"/b[0-3].h5); py=$1
+	row "h5py + numpy script" "$1" "$2" "$floor"
+else
+	py=
+fi
+set -- $(measure "$B/bin/ckpt-average" -o "$W/avg.out" "$W"/b[0-3].h5)
+row "ckpt-average" "$1" "$2" "$floor" "$py"
+rm -f "$W/zero.out" "$W/py.out" "$W/avg.out"
+
+echo "== ckpt-average, one 2 GiB variable in each of 2 inputs (memory)"
+for i in 0 1; do
+	[ -f "$W/huge$i.h5" ] || "$B/tests/mkbench" $i "$W/huge$i.h5" --one 2
+done
+set -- $(measure "$B/bin/ckpt-average" -o "$W/huge.out" "$W/huge0.h5" "$W/huge1.h5")
+row "ckpt-average (2 x 2 GiB)" "$1" "$2" "$1"
+rm -f "$W/huge.out"

@@ -6,11 +6,8 @@ static void combine(ckpt_dtype t, const void *const *in, size_t nin,
 {
 	ckpt_combine c;
 
-	assert_int_equal(ckpt_combine_init(&c, t, t, n, nin, w), 0);
-	for (size_t k = 0; k < nin; k++)
-		ckpt_combine_add(&c, k, in[k], n);
-	ckpt_combine_result(&c, out, n);
-	ckpt_combine_free(&c);
+	ckpt_combine_init(&c, t, t, nin, w);
+	ckpt_combine_slabs(&c, in, out, n);
 }
 
 /* float32 mean = float32((x0 + x1 + ... ) / N) with the sum in double:

@@ -1,6 +1,7 @@
 /* Slab geometry, and reading variables slab by slab in C order. */
 #include "unit.h"
 
+#include <stdio.h>
 #include <unistd.h>
 
 static char dir[64];
@@ -117,6 +118,62 @@ static void scalar_and_errors(void **state)
 	ckpt_close(f);
 }
 
+/* In place: a contiguous float32 variable is read without copying, also
+ * behind a user block (offsets count from the start of the file), also
+ * from an in-memory image; the values are the same. */
+static void in_place(void **state)
+{
+	char path[128];
+	hsize_t n = 1000;
+	float v[1000];
+	hid_t fcpl = H5Pcreate(H5P_FILE_CREATE), f, sp, d;
+	int used = 0;
+
+	(void)state;
+	for (int i = 0; i < 1000; i++)
+		v[i] = (float)i * 0.5f;
+	snprintf(path, sizeof path, "%s/ub.h5", dir);
+	H5Pset_userblock(fcpl, 1024);
+	f = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+	sp = H5Screate_simple(1, &n, NULL);
+	d = H5Dcreate2(f, "v", H5T_IEEE_F32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+	H5Dclose(d);
+	H5Sclose(sp);
+	H5Fclose(f);
+	H5Pclose(fcpl);
+	for (int image = 0; image < 2; image++) {
+		ckpt_file *cf;
+		ckpt_slab s;
+		uint64_t next = 0;
+
+		if (image) {
+			FILE *fp = fopen(path, "rb");
+			void *buf;
+			size_t size;
+
+			assert_int_equal(ckpt_read_stream(fileno(fp), &buf, &size), 0);
+			fclose(fp);
+			cf = ckpt_open_image("ub", buf, size);
+		} else {
+			cf = ckpt_open(path);
+		}
+		assert_non_null(cf);
+		assert_int_equal(ckpt_slab_open(&s, cf, ckpt_find(cf, "v"), 400), 0);
+		used += s.in_place;
+		while (ckpt_slab_next(&s) == 1) {
+			for (size_t i = 0; i < s.count; i++)
+				assert_true(((const float *)s.buf)[i] == (float)(next + i) * 0.5f);
+			next += s.count;
+		}
+		assert_int_equal(next, 1000);
+		ckpt_slab_close(&s);
+		ckpt_close(cf);
+	}
+	assert_int_equal(used, 2);
+	unlink(path);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -140,6 +197,7 @@ int main(void)
 		cmocka_unit_test(plan),
 		cmocka_unit_test(reads_in_order),
 		cmocka_unit_test(scalar_and_errors),
+		cmocka_unit_test(in_place),
 	};
 
 	ckpt_init();
