@@ -82,12 +82,11 @@ $(B)/tests/mkbench: tests/bench/mkbench.c $(B)/libckpt.a $(LIB_HDR)
 check: all $(UNIT_BIN) $(TOOLS)
 	@sh tests/run.sh $(B)
 
-# What the README's first command runs: the toolkit on a small checkpoint.
-demo: all $(TOOLS)
-	@mkdir -p $(B)/demo && $(B)/tests/mkfixtures $(B)/demo
-	@echo '$$ ckpt-read model.h5' && $(B)/bin/ckpt-read $(B)/demo/model.h5
-	@echo '$$ ckpt-read --stats --only "dense/*" model.h5' && \
-	    $(B)/bin/ckpt-read --stats --only 'dense/*' $(B)/demo/model.h5
+# What the README's first command runs: the main job, data-parallel training
+# with parameter averaging by ckpt-average, from the shell.
+demo: all
+	@rm -rf $(B)/demo && mkdir -p $(B)/demo
+	@PATH="$(CURDIR)/$(B)/bin:$$PATH" sh examples/shell-training.sh 50 $(B)/demo
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \

@@ -29,6 +29,9 @@ _ckpt()
 		--local-steps --batch --lr --seed --data-seed --features --outputs
 		--init --steps --gradients --apply --prefix --random-prefix
 		--print-every --quiet --verbose --help --version -q -v -h -V" ;;
+	*ckpt-average) opts="-o -f --force -w --weights --no-normalize --partial
+		--dtype --only --exclude --progress --quiet --verbose --help --version
+		-q -v -h -V" ;;
 	*) opts="--help --version" ;;
 	esac
 
@@ -39,6 +42,11 @@ _ckpt()
 		return ;;
 	--sync)
 		COMPREPLY=($(compgen -W "params grads" -- "$cur"))
+		return ;;
+	--dtype)
+		COMPREPLY=($(compgen -W "f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool" -- "$cur"))
+		return ;;
+	-w|--weights)
 		return ;;
 	--head|--strip-prefix|--add-prefix|--iterations|--workers|--local-steps|\
 	--batch|--lr|--seed|--data-seed|--features|--outputs|--steps|--prefix|\
@@ -52,4 +60,4 @@ _ckpt()
 	fi
 	_filedir '@(h5|hdf5|keras|tar|tgz|gz|zst|xz|zip)'
 }
-complete -F _ckpt ckpt-read ckpt-train
+complete -F _ckpt ckpt-average ckpt-read ckpt-train

@@ -68,8 +68,6 @@ static void parse_options(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":fho:qvVw:", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'h': usage(); exit(finish(0));
-		case 'V': printf("%s %s\n", progname, CKPT_VERSION); exit(finish(0));
 		case 'o': opt.out = optarg; break;
 		case 'f': opt.force = 1; break;
 		case 'q': opt.quiet = 1; break;
@@ -84,11 +82,7 @@ static void parse_options(int argc, char **argv)
 			break;
 		case OPT_ONLY: ckpt_select_only(&opt.sel, optarg); break;
 		case OPT_EXCLUDE: ckpt_select_exclude(&opt.sel, optarg); break;
-		case ':': usage_error(synopsis, "option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				usage_error(synopsis, "unknown option '-%c'", optopt);
-			usage_error(synopsis, "unknown option '%s'", argv[optind - 1]);
+		default: common_option(c, synopsis, usage, argv);
 		}
 	}
 	if (!opt.out)

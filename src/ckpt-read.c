@@ -495,8 +495,6 @@ static void parse_options(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hqvV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'h': usage(); exit(finish(0));
-		case 'V': printf("%s %s\n", progname, CKPT_VERSION); exit(finish(0));
 		case 'q': opt.quiet = 1; break;
 		case 'v': opt.verbose = 1; break;
 		case OPT_NAMES: opt.names = 1; break;
@@ -512,11 +510,7 @@ static void parse_options(int argc, char **argv)
 		case OPT_EXCLUDE: ckpt_select_exclude(&opt.sel, optarg); break;
 		case OPT_STRIP: opt.sel.strip_prefix = optarg; break;
 		case OPT_ADD: opt.sel.add_prefix = optarg; break;
-		case ':': usage_error(synopsis, "option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				usage_error(synopsis, "unknown option '-%c'", optopt);
-			usage_error(synopsis, "unknown option '%s'", argv[optind - 1]);
+		default: common_option(c, synopsis, usage, argv);
 		}
 	}
 	if (optind >= argc)

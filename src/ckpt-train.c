@@ -94,8 +94,6 @@ static void parse_options(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":fho:qvV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'h': usage(); exit(finish(0));
-		case 'V': printf("%s %s\n", progname, CKPT_VERSION); exit(finish(0));
 		case 'o': opt.out = optarg; break;
 		case 'f': opt.force = 1; break;
 		case 'q': opt.quiet = 1; break;
@@ -133,11 +131,7 @@ static void parse_options(int argc, char **argv)
 		case OPT_GRADS: opt.gradients = 1; break;
 		case OPT_PREFIX: opt.prefix = optarg; break;
 		case OPT_RANDPREFIX: opt.random_prefix = 1; break;
-		case ':': usage_error(synopsis, "option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				usage_error(synopsis, "unknown option '-%c'", optopt);
-			usage_error(synopsis, "unknown option '%s'", argv[optind - 1]);
+		default: common_option(c, synopsis, usage, argv);
 		}
 	}
 	if (optind < argc)

@@ -2,6 +2,7 @@
 #include "prog.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -68,6 +69,24 @@ void usage_error(const char *synopsis, const char *fmt, ...)
 	fprintf(stderr, "usage: %s %s (see %s --help)\n", progname, synopsis,
 	        progname);
 	exit(2);
+}
+
+void common_option(int c, const char *synopsis, void (*usage)(void), char **argv)
+{
+	switch (c) {
+	case 'h':
+		usage();
+		exit(finish(0));
+	case 'V':
+		printf("%s %s\n", progname, CKPT_VERSION);
+		exit(finish(0));
+	case ':':
+		usage_error(synopsis, "option '%s' needs a value", argv[optind - 1]);
+	default:
+		if (optopt)
+			usage_error(synopsis, "unknown option '-%c'", optopt);
+		usage_error(synopsis, "unknown option '%s'", argv[optind - 1]);
+	}
 }
 
 uint64_t parse_count(const char *opt, const char *s, uint64_t min, uint64_t max)

@@ -24,6 +24,13 @@ void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void usage_error(const char *synopsis, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The options every program has, and misuse: call it from the default
+ * case of the getopt_long loop (optstring starting with ':'), with c as
+ * getopt returned it.  -h/--help and -V/--version print and exit 0; a
+ * missing value or an unknown option is a usage error. */
+_Noreturn void common_option(int c, const char *synopsis, void (*usage)(void),
+                             char **argv);
+
 /* Strict parsers for option values: the whole string must be a number in
  * range; otherwise they die naming the option. */
 uint64_t parse_count(const char *opt, const char *s, uint64_t min, uint64_t max);

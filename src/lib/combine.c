@@ -26,26 +26,6 @@ void ckpt_combine_init(ckpt_combine *c, ckpt_dtype t, ckpt_dtype out, size_t nin
 	c->weights = weights;
 }
 
-/* Integer values as exact 128-bit numbers, added to dst (or stored). */
-static void widen_exact(ckpt_dtype t, const void *src, i128 *dst, size_t n, int add)
-{
-#define WIDEN(T) do { const T *s = src; \
-	for (size_t i = 0; i < n; i++) dst[i] = (add ? dst[i] : 0) + (i128)s[i]; } while (0)
-	switch (t) {
-	case CKPT_BOOL: WIDEN(signed char); break;
-	case CKPT_I8: WIDEN(int8_t); break;
-	case CKPT_I16: WIDEN(int16_t); break;
-	case CKPT_I32: WIDEN(int32_t); break;
-	case CKPT_I64: WIDEN(int64_t); break;
-	case CKPT_U8: WIDEN(uint8_t); break;
-	case CKPT_U16: WIDEN(uint16_t); break;
-	case CKPT_U32: WIDEN(uint32_t); break;
-	case CKPT_U64: WIDEN(uint64_t); break;
-	default: break;
-	}
-#undef WIDEN
-}
-
 /* floor(s / n), rounded half to even */
 static i128 div_half_even(i128 s, i128 n)
 {
@@ -60,21 +40,6 @@ static i128 div_half_even(i128 s, i128 n)
 	return q;
 }
 
-static void store_exact(ckpt_dtype t, i128 q, void *out, size_t i)
-{
-	switch (t) {
-	case CKPT_BOOL: ((signed char *)out)[i] = (signed char)q; break;
-	case CKPT_I8: ((int8_t *)out)[i] = (int8_t)q; break;
-	case CKPT_I16: ((int16_t *)out)[i] = (int16_t)q; break;
-	case CKPT_I32: ((int32_t *)out)[i] = (int32_t)q; break;
-	case CKPT_I64: ((int64_t *)out)[i] = (int64_t)q; break;
-	case CKPT_U8: ((uint8_t *)out)[i] = (uint8_t)q; break;
-	case CKPT_U16: ((uint16_t *)out)[i] = (uint16_t)q; break;
-	case CKPT_U32: ((uint32_t *)out)[i] = (uint32_t)q; break;
-	default: ((uint64_t *)out)[i] = (uint64_t)q; break;
-	}
-}
-
 /* The mean of integers of one type is within the type's range. */
 static void mean_exact_block(const ckpt_combine *c, const void *const *in,
                              size_t off, void *out, size_t n)
@@ -83,9 +48,9 @@ static void mean_exact_block(const ckpt_combine *c, const void *const *in,
 	i128 sum[BLOCK];
 
 	for (size_t k = 0; k < c->nin; k++)
-		widen_exact(c->dtype, (const char *)in[k] + off * es, sum, n, k > 0);
+		ckpt_to_i128(c->dtype, (const char *)in[k] + off * es, sum, n, k > 0);
 	for (size_t i = 0; i < n; i++)
-		store_exact(c->dtype, div_half_even(sum[i], (i128)c->nin), out, off + i);
+		ckpt_from_i128(c->dtype, div_half_even(sum[i], (i128)c->nin), out, off + i);
 }
 
 static size_t combine_block(const ckpt_combine *c, const void *const *in,

@@ -295,20 +295,14 @@ uint16_t ckpt_double_to_bf16(double v)
 			dst[i] = (double)s[i];                        \
 	} while (0)
 
+#define WIDEN_CASE(tag, T) case tag: WIDEN(T); break;
+
 void ckpt_to_double(ckpt_dtype t, const void *src, double *dst, size_t n)
 {
 	const uint16_t *h = src;
 
 	switch (t) {
-	case CKPT_BOOL: WIDEN(signed char); break;
-	case CKPT_I8: WIDEN(int8_t); break;
-	case CKPT_I16: WIDEN(int16_t); break;
-	case CKPT_I32: WIDEN(int32_t); break;
-	case CKPT_I64: WIDEN(int64_t); break;
-	case CKPT_U8: WIDEN(uint8_t); break;
-	case CKPT_U16: WIDEN(uint16_t); break;
-	case CKPT_U32: WIDEN(uint32_t); break;
-	case CKPT_U64: WIDEN(uint64_t); break;
+	CKPT_INTEGER_TYPES(WIDEN_CASE)
 	case CKPT_F32: WIDEN(float); break;
 	case CKPT_F64: memcpy(dst, src, n * sizeof *dst); break;
 	case CKPT_F16:
@@ -320,6 +314,37 @@ void ckpt_to_double(ckpt_dtype t, const void *src, double *dst, size_t n)
 			dst[i] = ckpt_bf16_to_double(h[i]);
 		break;
 	default: break;
+	}
+}
+
+#define TO_I128_CASE(tag, T)                                          \
+	case tag: {                                                   \
+		const T *s = src;                                     \
+		for (size_t i = 0; i < n; i++)                        \
+			dst[i] = (add ? dst[i] : 0) + (__int128)s[i]; \
+		break;                                                \
+	}
+
+void ckpt_to_i128(ckpt_dtype t, const void *src, __int128 *dst, size_t n, int add)
+{
+	switch (t) {
+	CKPT_INTEGER_TYPES(TO_I128_CASE)
+	default: break;
+	}
+}
+
+#define FROM_I128_CASE(tag, T)                                        \
+	case tag:                                                     \
+		if ((__int128)(T)v != v || (tag == CKPT_BOOL && (v < 0 || v > 1))) \
+			return 0;                                     \
+		((T *)dst)[i] = (T)v;                                 \
+		return 1;
+
+int ckpt_from_i128(ckpt_dtype t, __int128 v, void *dst, size_t i)
+{
+	switch (t) {
+	CKPT_INTEGER_TYPES(FROM_I128_CASE)
+	default: return 0;
 	}
 }
 

@@ -17,6 +17,13 @@ typedef enum ckpt_dtype {
 	CKPT_NDTYPES
 } ckpt_dtype;
 
+/* The integer types with their C types in memory, for code that must
+ * switch on the type: X(tag, ctype) for each. */
+#define CKPT_INTEGER_TYPES(X) \
+	X(CKPT_BOOL, signed char) X(CKPT_I8, int8_t) X(CKPT_I16, int16_t) \
+	X(CKPT_I32, int32_t) X(CKPT_I64, int64_t) X(CKPT_U8, uint8_t) \
+	X(CKPT_U16, uint16_t) X(CKPT_U32, uint32_t) X(CKPT_U64, uint64_t)
+
 /* "float32", "bfloat16", "uint8", "bool", ...; "other" for CKPT_OTHER. */
 const char *ckpt_dtype_name(ckpt_dtype t);
 
@@ -42,6 +49,12 @@ hid_t ckpt_dtype_filetype(ckpt_dtype t);
 /* Exact widening of n values in memory layout of t to double (int64 and
  * uint64 beyond 2^53 round to nearest, ties to even). */
 void ckpt_to_double(ckpt_dtype t, const void *src, double *dst, size_t n);
+
+/* Integers exactly: n values of integer type t (or bool) as 128-bit
+ * numbers, stored in dst, or added to it when add is set; and back, rounded
+ * already, when the value is in the type's range (returns 0 if not). */
+void ckpt_to_i128(ckpt_dtype t, const void *src, __int128 *dst, size_t n, int add);
+int ckpt_from_i128(ckpt_dtype t, __int128 v, void *dst, size_t i);
 
 /* Narrowing with round-to-nearest-even; floats overflow to +-Inf, integers
  * saturate.  Returns how many values could not be represented (a finite

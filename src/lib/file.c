@@ -174,6 +174,22 @@ out:
 	return rc;
 }
 
+/* Room for one more element in *arr of n elements (capacity *cap). */
+static int grow(void *arr, size_t *cap, size_t n, size_t elsize)
+{
+	void **p = arr, *np;
+	size_t ncap;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? 2 * *cap : 64;
+	if (!(np = realloc(*p, ncap * elsize)))
+		return -1;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}
+
 /* Record an object in walk order; path and target are copied. */
 static int add_obj(struct walk *w, ckpt_obj_kind kind, const char *path,
                    const char *target)
@@ -181,15 +197,8 @@ static int add_obj(struct walk *w, ckpt_obj_kind kind, const char *path,
 	ckpt_file *f = w->f;
 	ckpt_obj *o;
 
-	if (f->nobjs == w->objcap) {
-		size_t ncap = w->objcap ? 2 * w->objcap : 64;
-		ckpt_obj *no = realloc(f->objs, ncap * sizeof *no);
-
-		if (!no)
-			return ckpt_seterr("%s: out of memory", f->name);
-		f->objs = no;
-		w->objcap = ncap;
-	}
+	if (grow(&f->objs, &w->objcap, f->nobjs, sizeof *f->objs) < 0)
+		return ckpt_seterr("%s: out of memory", f->name);
 	o = &f->objs[f->nobjs];
 	memset(o, 0, sizeof *o);
 	o->kind = kind;
@@ -208,15 +217,8 @@ static int add_variable(struct walk *w, hid_t d, const char *path)
 	ckpt_file *f = w->f;
 	ckpt_var *v;
 
-	if (f->nvars == w->cap) {
-		size_t ncap = w->cap ? 2 * w->cap : 64;
-		ckpt_var *nv = realloc(f->vars, ncap * sizeof *nv);
-
-		if (!nv)
-			return ckpt_seterr("%s: out of memory", f->name);
-		f->vars = nv;
-		w->cap = ncap;
-	}
+	if (grow(&f->vars, &w->cap, f->nvars, sizeof *f->vars) < 0)
+		return ckpt_seterr("%s: out of memory", f->name);
 	if (add_obj(w, CKPT_OBJ_VAR, NULL, NULL) < 0)
 		return -1;
 	v = &f->vars[f->nvars];
@@ -232,15 +234,8 @@ static int seen_before(struct walk *w, haddr_t addr)
 	for (size_t i = 0; i < w->nseen; i++)
 		if (w->seen[i] == addr)
 			return 1;
-	if (w->nseen == w->seencap) {
-		size_t ncap = w->seencap ? 2 * w->seencap : 16;
-		haddr_t *ns = realloc(w->seen, ncap * sizeof *ns);
-
-		if (!ns)
-			return -1;
-		w->seen = ns;
-		w->seencap = ncap;
-	}
+	if (grow(&w->seen, &w->seencap, w->nseen, sizeof *w->seen) < 0)
+		return -1;
 	w->seen[w->nseen++] = addr;
 	return 0;
 }

@@ -4,13 +4,12 @@
 #include <stdio.h>
 #include <unistd.h>
 
-static char dir[64];
 
 static const char *path_of(const char *name)
 {
 	static char p[128];
 
-	snprintf(p, sizeof p, "%s/%s", dir, name);
+	snprintf(p, sizeof p, "%s/%s", unit_dir, name);
 	return p;
 }
 
@@ -114,7 +113,7 @@ static void failures(void **state)
 	(void)state;
 	assert_null(ckpt_open(path_of("missing.h5")));
 	assert_non_null(strstr(ckpt_errmsg(), "missing.h5: No such file"));
-	assert_null(ckpt_open(dir));
+	assert_null(ckpt_open(unit_dir));
 	assert_non_null(strstr(ckpt_errmsg(), "is a directory"));
 	fp = fopen(path_of("text.h5"), "w");
 	fputs("not hdf5 at all, just some words\n", fp);
@@ -132,21 +131,6 @@ static void failures(void **state)
 	assert_null(strchr(ckpt_errmsg(), '\n'));
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/ckpt-unit.XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	unlink(path_of("o.h5"));
-	unlink(path_of("text.h5"));
-	return rmdir(dir);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,5 +141,5 @@ int main(void)
 	};
 
 	ckpt_init();
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, unit_tmpdir, unit_rmdir);
 }

@@ -8,7 +8,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char dir[64];
 
 static const char *path_of(const char *name)
 {
@@ -16,13 +15,13 @@ static const char *path_of(const char *name)
 	static int k;
 
 	k = (k + 1) % 4;
-	snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
+	snprintf(p[k], sizeof p[k], "%s/%s", unit_dir, name);
 	return p[k];
 }
 
 static int entries(void)
 {
-	DIR *d = opendir(dir);
+	DIR *d = opendir(unit_dir);
 	struct dirent *e;
 	int n = 0;
 
@@ -46,13 +45,13 @@ static void write_scalar(ckpt_out *o, const char *name, double v)
 
 static void clean(void)
 {
-	DIR *d = opendir(dir);
+	DIR *d = opendir(unit_dir);
 	struct dirent *e;
 	char p[512];
 
 	while ((e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+			snprintf(p, sizeof p, "%s/%s", unit_dir, e->d_name);
 			unlink(p);
 		}
 	closedir(d);
@@ -123,7 +122,7 @@ static void bad_targets(void **state)
 	(void)state;
 	assert_null(ckpt_out_open(path_of("no/such/dir/x.h5"), 0, NULL));
 	assert_non_null(strstr(ckpt_errmsg(), "x.h5: cannot create a file there: No such file"));
-	assert_null(ckpt_out_open(dir, 1, NULL));
+	assert_null(ckpt_out_open(unit_dir, 1, NULL));
 	assert_non_null(strstr(ckpt_errmsg(), "is a directory"));
 }
 
@@ -333,20 +332,6 @@ static void copies_real_files(void **state)
 	assert_true(n > 10);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/ckpt-unit.XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	clean();
-	return rmdir(dir);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,5 +344,5 @@ int main(void)
 	};
 
 	ckpt_init();
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, unit_tmpdir, unit_rmdir);
 }

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <unistd.h>
 
-static char dir[64];
 
 static void plan(void **state)
 {
@@ -42,7 +41,7 @@ static const char *make_file(void)
 	float v[105];
 	hid_t f, sp, dcpl, d;
 
-	snprintf(path, sizeof path, "%s/s.h5", dir);
+	snprintf(path, sizeof path, "%s/s.h5", unit_dir);
 	for (int i = 0; i < 105; i++)
 		v[i] = (float)i;
 	f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -132,7 +131,7 @@ static void in_place(void **state)
 	(void)state;
 	for (int i = 0; i < 1000; i++)
 		v[i] = (float)i * 0.5f;
-	snprintf(path, sizeof path, "%s/ub.h5", dir);
+	snprintf(path, sizeof path, "%s/ub.h5", unit_dir);
 	H5Pset_userblock(fcpl, 1024);
 	f = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
 	sp = H5Screate_simple(1, &n, NULL);
@@ -174,23 +173,6 @@ static void in_place(void **state)
 	unlink(path);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/ckpt-unit.XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char path[128];
-
-	(void)state;
-	snprintf(path, sizeof path, "%s/s.h5", dir);
-	unlink(path);
-	return rmdir(dir);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,5 +183,5 @@ int main(void)
 	};
 
 	ckpt_init();
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, unit_tmpdir, unit_rmdir);
 }

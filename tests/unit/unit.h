@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -19,6 +21,26 @@ static inline uint64_t bits_of(double v)
 	uint64_t b;
 	memcpy(&b, &v, sizeof b);
 	return b;
+}
+
+/* A temporary directory for a test group: unit_tmpdir() in setup, then
+ * unit_rmdir() in teardown removes it with the files the tests left. */
+static char unit_dir[64];
+
+static inline int unit_tmpdir(void **state)
+{
+	(void)state;
+	snprintf(unit_dir, sizeof unit_dir, "/tmp/ckpt-unit.XXXXXX");
+	return mkdtemp(unit_dir) ? 0 : -1;
+}
+
+static inline int unit_rmdir(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", unit_dir);
+	return system(cmd) == 0 ? 0 : -1;
 }
 
 /* cmocka's assert_float_equal works in float; checkpoints need double. */
