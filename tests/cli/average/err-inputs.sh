@@ -10,9 +10,11 @@ head -c 1500 a.h5 >cut.h5
 tar cf bad.tar a.h5 cut.h5
 run ckpt-average -o x.h5 bad.tar
 expect_error ckpt-average "bad.tar:cut.h5: damaged or truncated"
-head -c 3000 bad.tar | gzip >trunc.tar.gz
-run ckpt-average -o x.h5 trunc.tar.gz
-expect_error ckpt-average "trunc.tar.gz"
+if command -v gzip >/dev/null; then
+	head -c 3000 bad.tar | gzip >trunc.tar.gz
+	run ckpt-average -o x.h5 trunc.tar.gz
+	expect_error ckpt-average "trunc.tar.gz"
+fi
 printf 'not a checkpoint\n' >text.txt
 run ckpt-average -o x.h5 a.h5 text.txt
 expect_error ckpt-average "text.txt: not an HDF5 file"
