@@ -32,6 +32,8 @@ _ckpt()
 	*ckpt-average) opts="-o -f --force -w --weights --no-normalize --partial
 		--dtype --only --exclude --progress --quiet --verbose --help --version
 		-q -v -h -V" ;;
+	*ckpt-diff) opts="--atol --rtol --ulps --bitwise -n --stats --json --only
+		--exclude --strip-prefix --add-prefix --quiet --help --version -q -h -V" ;;
 	*) opts="--help --version" ;;
 	esac
 
@@ -46,7 +48,7 @@ _ckpt()
 	--dtype)
 		COMPREPLY=($(compgen -W "f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool" -- "$cur"))
 		return ;;
-	-w|--weights)
+	-w|--weights|--atol|--rtol|--ulps|-n)
 		return ;;
 	--head|--strip-prefix|--add-prefix|--iterations|--workers|--local-steps|\
 	--batch|--lr|--seed|--data-seed|--features|--outputs|--steps|--prefix|\
@@ -60,4 +62,4 @@ _ckpt()
 	fi
 	_filedir '@(h5|hdf5|keras|tar|tgz|gz|zst|xz|zip)'
 }
-complete -F _ckpt ckpt-average ckpt-read ckpt-train
+complete -F _ckpt ckpt-average ckpt-diff ckpt-read ckpt-train

@@ -15,6 +15,7 @@
 #include "fmt.h"
 #include "out.h"
 #include "inputs.h"
+#include "compare.h"
 #include "rng.h"
 #include "combine.h"
 #include "linear.h"

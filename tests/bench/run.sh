@@ -88,3 +88,18 @@ done
 set -- $(measure "$B/bin/ckpt-average" -o "$W/huge.out" "$W/huge0.h5" "$W/huge1.h5")
 row "ckpt-average (2 x 2 GiB)" "$1" "$2" "$1"
 rm -f "$W/huge.out"
+
+echo "== ckpt-diff of two 1 GiB checkpoints"
+[ -f "$W/b0copy.h5" ] || cp "$W/b0.h5" "$W/b0copy.h5"
+for pair in "identical:b0.h5 b0copy.h5" "all different:b0.h5 b1.h5"; do
+	what=${pair%%:*}
+	set -- ${pair#*:}
+	a=$W/$1 b=$W/$2
+	cat "$a" "$b" >/dev/null
+	set -- $(measure cat "$a" "$b"); floor=$1
+	row "floor: cat both ($what)" "$1" "$2" "$floor"
+	set -- $(measure sh -c "h5diff '$a' '$b' >/dev/null; [ \$? -le 1 ]"); h5d=$1
+	row "h5diff ($what)" "$1" "$2" "$floor"
+	set -- $(measure sh -c "'$B/bin/ckpt-diff' -q '$a' '$b'; [ \$? -le 1 ]")
+	row "ckpt-diff -q ($what)" "$1" "$2" "$floor" "$h5d"
+done

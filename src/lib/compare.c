@@ -1,0 +1,223 @@
+/* compare.c - element-wise comparison with tolerances. */
+#include "compare.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef __int128 i128;
+
+void ckpt_cmp_init(ckpt_cmp *c, int products)
+{
+	memset(c, 0, sizeof *c);
+	c->products = products;
+}
+
+/* Position of a float's bit pattern on the number line: consecutive floats
+ * are consecutive integers, -0 and +0 both 0. */
+static int64_t ordered(double v, ckpt_dtype t)
+{
+	uint64_t bits, mag, sign;
+
+	switch (t) {
+	case CKPT_F16: bits = ckpt_double_to_f16(v); sign = bits >> 15; mag = bits & 0x7fff; break;
+	case CKPT_BF16: bits = ckpt_double_to_bf16(v); sign = bits >> 15; mag = bits & 0x7fff; break;
+	case CKPT_F32: {
+		float f = (float)v;
+		uint32_t b;
+		memcpy(&b, &f, sizeof b);
+		sign = b >> 31;
+		mag = b & 0x7fffffffu;
+		break;
+	}
+	default:
+		memcpy(&bits, &v, sizeof bits);
+		sign = bits >> 63;
+		mag = bits & 0x7fffffffffffffffULL;
+		break;
+	}
+	return sign ? -(int64_t)mag : (int64_t)mag;
+}
+
+static uint64_t ulp_distance(double a, double b, ckpt_dtype t)
+{
+	int64_t x = ordered(a, t), y = ordered(b, t);
+
+	return x > y ? (uint64_t)x - (uint64_t)y : (uint64_t)y - (uint64_t)x;
+}
+
+static int is_int(ckpt_dtype t)
+{
+	return t != CKPT_OTHER && !ckpt_dtype_is_float(t);
+}
+
+/* a and b as doubles, already converted; ia and ib exact when integers. */
+static int values_close(const ckpt_tol *tol, double a, double b, ckpt_dtype ta,
+                        ckpt_dtype tb, const i128 *ia, const i128 *ib)
+{
+	double d;
+
+	if (ia && ib) { /* both integers: exactly */
+		i128 diff = *ia > *ib ? *ia - *ib : *ib - *ia;
+
+		if (diff == 0)
+			return 1;
+		if (tol->use_ulps && diff <= (i128)tol->ulps)
+			return 1;
+		return (double)diff <= tol->atol + tol->rtol * fabs(b);
+	}
+	if (isnan(a) || isnan(b))
+		return isnan(a) && isnan(b);
+	if (a == b)
+		return 1;
+	if (isinf(a) || isinf(b))
+		return 0;
+	d = fabs(a - b);
+	if (d <= tol->atol + tol->rtol * fabs(b))
+		return 1;
+	if (tol->use_ulps) {
+		ckpt_dtype t = ta == tb ? ta : CKPT_F64;
+
+		if (is_int(t))
+			return d <= (double)tol->ulps;
+		return ulp_distance(a, b, t) <= tol->ulps;
+	}
+	return 0;
+}
+
+int ckpt_cmp_close(const ckpt_tol *tol, ckpt_dtype ta, const void *a,
+                   ckpt_dtype tb, const void *b)
+{
+	double x, y;
+	i128 ix, iy;
+
+	if (tol->bitwise)
+		return ta == tb && memcmp(a, b, ckpt_dtype_size(ta)) == 0;
+	ckpt_to_double(ta, a, &x, 1);
+	ckpt_to_double(tb, b, &y, 1);
+	if (is_int(ta) && is_int(tb)) {
+		ckpt_to_i128(ta, a, &ix, 1, 0);
+		ckpt_to_i128(tb, b, &iy, 1, 0);
+		return values_close(tol, x, y, ta, tb, &ix, &iy);
+	}
+	return values_close(tol, x, y, ta, tb, NULL, NULL);
+}
+
+#define BLOCK 512
+
+/* Products for cosine and relative L2, over finite pairs. */
+static void products_pass(ckpt_cmp *c, const double *x, const double *y, size_t m)
+{
+	for (size_t i = 0; i < m; i++) {
+		if (!isfinite(x[i]) || !isfinite(y[i]))
+			continue;
+		c->dot += x[i] * y[i];
+		c->ssa += x[i] * x[i];
+		c->ssb += y[i] * y[i];
+	}
+}
+
+static void note_difference(ckpt_cmp *c, double a, double b, uint64_t index)
+{
+	double d = a - b;
+
+	c->ndiff++;
+	if (!isnan(d)) {
+		double ad = fabs(d), rel = b != 0 ? ad / fabs(b) : INFINITY;
+
+		if (ad > c->max_abs || c->ndiff == 1) {
+			c->max_abs = ad;
+			c->max_abs_at = index;
+		}
+		if (rel > c->max_rel)
+			c->max_rel = rel;
+	} else if (c->ndiff == 1) {
+		c->max_abs_at = index;
+	}
+}
+
+void ckpt_cmp_slab(ckpt_cmp *c, const ckpt_tol *tol, ckpt_dtype ta, const void *a,
+                   ckpt_dtype tb, const void *b, size_t n, uint64_t start,
+                   void (*each)(uint64_t index, size_t i, void *user), void *user)
+{
+	size_t sa = ckpt_dtype_size(ta), sb = ckpt_dtype_size(tb);
+	int ints = is_int(ta) && is_int(tb);
+	double x[BLOCK], y[BLOCK];
+	i128 ix, iy;
+
+	for (size_t off = 0; off < n; off += BLOCK) {
+		size_t m = n - off < BLOCK ? n - off : BLOCK;
+		const char *pa = (const char *)a + off * sa, *pb = (const char *)b + off * sb;
+
+		/* the same bytes are the same values, in every mode */
+		if (ta == tb && !c->products && memcmp(pa, pb, m * sa) == 0)
+			continue;
+		ckpt_to_double(ta, pa, x, m);
+		ckpt_to_double(tb, pb, y, m);
+		if (c->products)
+			products_pass(c, x, y, m);
+		for (size_t i = 0; i < m; i++) {
+			double d = x[i] - y[i];
+			int eq;
+
+			if (tol->bitwise) {
+				eq = ta == tb && memcmp(pa + i * sa, pb + i * sb, sa) == 0;
+			} else if (ints) {
+				ckpt_to_i128(ta, pa + i * sa, &ix, 1, 0);
+				ckpt_to_i128(tb, pb + i * sb, &iy, 1, 0);
+				eq = values_close(tol, x[i], y[i], ta, tb, &ix, &iy);
+			} else {
+				eq = values_close(tol, x[i], y[i], ta, tb, NULL, NULL);
+			}
+			/* equal values add nothing to the squared difference */
+			if (d != 0 && isfinite(d))
+				c->ssd += d * d;
+			if (eq)
+				continue;
+			note_difference(c, x[i], y[i], start + off + i);
+			if (each)
+				each(start + off + i, off + i, user);
+		}
+	}
+	c->count += n;
+}
+
+void ckpt_cmp_merge(ckpt_cmp *c, const ckpt_cmp *later)
+{
+	if (later->ndiff && (!c->ndiff || later->max_abs > c->max_abs)) {
+		c->max_abs = later->max_abs;
+		c->max_abs_at = later->max_abs_at;
+	}
+	if (later->max_rel > c->max_rel)
+		c->max_rel = later->max_rel;
+	if (!c->ndiff && later->ndiff)
+		c->max_abs_at = later->max_abs_at;
+	c->count += later->count;
+	c->ndiff += later->ndiff;
+	c->ssd += later->ssd;
+	c->dot += later->dot;
+	c->ssa += later->ssa;
+	c->ssb += later->ssb;
+}
+
+double ckpt_cmp_rms(const ckpt_cmp *c)
+{
+	return c->count ? sqrt(c->ssd / (double)c->count) : 0;
+}
+
+double ckpt_cmp_cosine(const ckpt_cmp *c)
+{
+	double p = c->ssa * c->ssb, cos;
+
+	if (c->ssa == 0 && c->ssb == 0)
+		return 1;
+	/* sqrt(x * x) is x exactly: identical vectors give exactly 1 */
+	cos = isfinite(p) ? c->dot / sqrt(p) : c->dot / (sqrt(c->ssa) * sqrt(c->ssb));
+	return cos > 1 ? 1 : cos < -1 ? -1 : cos;
+}
+
+double ckpt_cmp_rel_l2(const ckpt_cmp *c)
+{
+	if (c->ssb == 0)
+		return c->ssd == 0 ? 0 : INFINITY;
+	return sqrt(c->ssd) / sqrt(c->ssb);
+}

@@ -1,0 +1,5 @@
+run ckpt-diff --help
+expect_status 0
+expect_out '^usage: ckpt-diff '
+run ckpt-diff --version
+expect_out '^ckpt-diff [0-9]'
