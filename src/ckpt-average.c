@@ -149,8 +149,10 @@ static int averaged(const ckpt_var *v)
 	return v->dtype != CKPT_OTHER && ckpt_select_match(&opt.sel, v->name);
 }
 
-/* Check that every input has the first input's variables with the same
- * shapes and dtypes, and no others; with --partial, say what is missing. */
+/* Check that every input has the first input's selected variables with the
+ * same shapes and dtypes, and no other selected ones; with --partial, say
+ * what is missing.  Variables left out by --only/--exclude come from the
+ * first input and need not match. */
 static void check_inputs(ckpt_file **in, size_t n)
 {
 	const ckpt_file *a = in[0];
@@ -162,6 +164,8 @@ static void check_inputs(ckpt_file **in, size_t n)
 		for (size_t i = 0; i < a->nvars; i++) {
 			const ckpt_var *va = &a->vars[i], *vb = ckpt_find(b, va->name);
 
+			if (!ckpt_select_match(&opt.sel, va->name))
+				continue;
 			if (!vb) {
 				if (!opt.partial)
 					die("%s: lacks variable '%s' that %s has (--partial "
@@ -181,7 +185,8 @@ static void check_inputs(ckpt_file **in, size_t n)
 				    vb->type, a->name, va->type);
 		}
 		for (size_t i = 0; i < b->nvars; i++) {
-			if (ckpt_find(a, b->vars[i].name))
+			if (ckpt_find(a, b->vars[i].name) ||
+			    !ckpt_select_match(&opt.sel, b->vars[i].name))
 				continue;
 			if (!opt.partial)
 				die("%s: has variable '%s' that %s lacks", b->name,

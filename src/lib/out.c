@@ -47,7 +47,8 @@ static int track(char *path)
 
 	if (!installed) {
 		atexit(ckpt_out_cleanup); /* exit before a commit, too */
-		static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+		/* SIGPIPE: "-o -" into a pipe that closed early */
+		static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 		struct sigaction sa;
 
 		memset(&sa, 0, sizeof sa);
