@@ -85,9 +85,9 @@ static size_t combine_block(const ckpt_combine *c, const void *const *in,
 				sum[i] += x[i];
 		}
 	}
-	if (compensated)
+	if (compensated) /* a zero compensation would turn -0 into +0 */
 		for (size_t i = 0; i < n; i++)
-			if (isfinite(sum[i] + comp[i]))
+			if (comp[i] != 0 && isfinite(sum[i] + comp[i]))
 				sum[i] += comp[i];
 	if (!c->weights) {
 		double nin = (double)c->nin;

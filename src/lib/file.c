@@ -297,8 +297,9 @@ static herr_t visit_link(hid_t g, const char *link, const H5L_info_t *li,
 		                    link);
 		goto out;
 	}
-	if (oi.type != H5O_TYPE_DATASET && oi.type != H5O_TYPE_GROUP)
-		goto out; /* committed datatypes are not variables */
+	if (oi.type != H5O_TYPE_DATASET && oi.type != H5O_TYPE_GROUP &&
+	    oi.type != H5O_TYPE_NAMED_DATATYPE)
+		goto out;
 	/* Only an object with several hard links can be met again. */
 	if (oi.rc > 1 && (seen = seen_before(w, oi.addr)) != 0) {
 		if (seen < 0)
@@ -312,6 +313,8 @@ static herr_t visit_link(hid_t g, const char *link, const H5L_info_t *li,
 	sprintf(path, "%s%s", vi->prefix, link);
 	if (oi.type == H5O_TYPE_DATASET) {
 		rc = add_variable(w, obj, path);
+	} else if (oi.type == H5O_TYPE_NAMED_DATATYPE) {
+		rc = add_obj(w, CKPT_OBJ_DATATYPE, path, NULL); /* not a variable */
 	} else if ((rc = add_obj(w, CKPT_OBJ_GROUP, path, NULL)) == 0) {
 		strcat(path, "/");
 		rc = walk_group(w, obj, path);

@@ -29,8 +29,11 @@ typedef struct ckpt_var {
 } ckpt_var;
 
 /* Everything the walk met, in order: what a copy of the file's structure
- * needs besides the variables (groups, also empty ones, and soft links). */
-typedef enum { CKPT_OBJ_GROUP, CKPT_OBJ_VAR, CKPT_OBJ_SOFTLINK } ckpt_obj_kind;
+ * needs besides the variables (groups, also empty ones, committed
+ * datatypes and soft links). */
+typedef enum {
+	CKPT_OBJ_GROUP, CKPT_OBJ_VAR, CKPT_OBJ_SOFTLINK, CKPT_OBJ_DATATYPE
+} ckpt_obj_kind;
 
 typedef struct ckpt_obj {
 	ckpt_obj_kind kind;

@@ -103,6 +103,56 @@ static char *temp_in_tmpdir(void)
 	return tmp;
 }
 
+/* HDF5's earliest file format limits an attribute to 64 KiB, which Keras'
+ * layer_names exceeds on large models.  Objects that hold such attributes
+ * are created in the 1.8 format (read by every HDF5 since 2008, h5py and
+ * Keras included), which stores them densely -- only those: for all files
+ * it would trip an HDF5 1.10 bug with groups of many links. */
+
+static herr_t large_attr(hid_t loc, const char *name, const H5A_info_t *ai,
+                         void *data)
+{
+	(void)loc, (void)name, (void)data;
+	return ai->data_size > 60000 ? 1 : 0;
+}
+
+/* Whether the object has an attribute too large for the earliest format. */
+static int needs_dense_attrs(hid_t obj)
+{
+	hsize_t idx = 0;
+
+	return H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, &idx, large_attr, NULL) > 0;
+}
+
+/* Move the file of obj to the 1.8 format; returns whether it moved. */
+static int newer_format(hid_t obj)
+{
+	hid_t f = H5Iget_file_id(obj), fapl;
+	H5F_libver_t lo = H5F_LIBVER_V18, hi;
+	int moved = 0;
+
+	if (f < 0)
+		return 0;
+	if ((fapl = H5Fget_access_plist(f)) >= 0) {
+		H5Pget_libver_bounds(fapl, &lo, &hi);
+		H5Pclose(fapl);
+	}
+	if (lo < H5F_LIBVER_V18)
+		moved = H5Fset_libver_bounds(f, H5F_LIBVER_V18, H5F_LIBVER_LATEST) >= 0;
+	H5Fclose(f);
+	return moved;
+}
+
+static int root_needs_dense(const ckpt_file *f)
+{
+	hid_t root = H5Gopen2(f->fid, "/", H5P_DEFAULT);
+	int yes = root >= 0 && needs_dense_attrs(root);
+
+	if (root >= 0)
+		H5Gclose(root);
+	return yes;
+}
+
 /* File creation properties like those of f, with its root group's link
  * creation order, which H5Fget_create_plist() does not report. */
 static hid_t fcpl_like(const ckpt_file *f)
@@ -135,7 +185,7 @@ ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like)
 	const char *shown = to_stdout ? "(stdout)" : target;
 	ckpt_out *o = calloc(1, sizeof *o);
 	struct stat st;
-	hid_t fcpl = H5P_DEFAULT;
+	hid_t fcpl = H5P_DEFAULT, fapl;
 	mode_t mask;
 
 	if (!o) {
@@ -179,7 +229,11 @@ ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like)
 	close(fd);
 	if (like)
 		fcpl = fcpl_like(like);
-	o->fid = H5Fcreate(o->tmp, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+	fapl = H5Pcreate(H5P_FILE_ACCESS);
+	if (like && root_needs_dense(like))
+		H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+	o->fid = H5Fcreate(o->tmp, H5F_ACC_TRUNC, fcpl, fapl);
+	H5Pclose(fapl);
 	if (o->fid < 0)
 		ckpt_seterr_h5("%s: cannot create an HDF5 file", shown);
 	if (like && fcpl >= 0)
@@ -309,8 +363,10 @@ static herr_t copy_one_attr(hid_t loc, const char *name, const H5A_info_t *ai,
 		goto out;
 	if (H5Aread(a, t, buf) < 0)
 		goto out;
-	if ((b = H5Acreate2(c->dst, name, t, sp, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
-	    H5Awrite(b, t, buf) < 0) {
+	b = H5Acreate2(c->dst, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+	if (b < 0 && newer_format(c->dst))
+		b = H5Acreate2(c->dst, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+	if (b < 0 || H5Awrite(b, t, buf) < 0) {
 		H5Dvlen_reclaim(t, sp, H5P_DEFAULT, buf);
 		goto out;
 	}
@@ -357,6 +413,8 @@ static int copy_group(const ckpt_file *src, hid_t dst, const char *path)
 	hid_t sg = H5Gopen2(src->fid, path, H5P_DEFAULT), gcpl = -1, dg = -1;
 	int rc = -1;
 
+	if (sg >= 0 && needs_dense_attrs(sg))
+		newer_format(dst);
 	if (sg < 0 || (gcpl = H5Gget_create_plist(sg)) < 0 ||
 	    (dg = H5Gcreate2(dst, path, H5P_DEFAULT, gcpl, H5P_DEFAULT)) < 0)
 		ckpt_seterr_h5("%s: group '%s': cannot copy", src->name, path);
@@ -378,6 +436,8 @@ static int create_empty(const ckpt_file *src, const ckpt_var *v, hid_t dst,
 	      t = -1, dd = -1;
 	int rc = -1;
 
+	if (sd >= 0 && needs_dense_attrs(sd))
+		newer_format(dst);
 	if (sd < 0 || (dcpl = H5Dget_create_plist(sd)) < 0 ||
 	    (sp = H5Dget_space(sd)) < 0 ||
 	    (t = dtype == CKPT_OTHER ? H5Dget_type(sd) : ckpt_dtype_filetype(dtype)) < 0 ||
@@ -410,6 +470,7 @@ static int copy_var(const ckpt_file *src, const ckpt_var *v, hid_t dst,
 	case CKPT_COPY_EMPTY:
 		return create_empty(src, v, dst, dtype);
 	default:
+		/* H5Ocopy also copies attributes: the same limit applies */
 		if (H5Ocopy(src->fid, v->name, dst, v->name, H5P_DEFAULT, H5P_DEFAULT) < 0)
 			return ckpt_seterr_h5("%s: variable '%s': cannot copy", src->name,
 			                      v->name);
@@ -433,9 +494,14 @@ int ckpt_copy_structure(const ckpt_file *src, hid_t dst, ckpt_copy_fn decide,
 
 		if (o->kind == CKPT_OBJ_GROUP)
 			rc = copy_group(src, dst, o->path);
+		else if (o->kind == CKPT_OBJ_DATATYPE &&
+		         H5Ocopy(src->fid, o->path, dst, o->path, H5P_DEFAULT,
+		                 H5P_DEFAULT) < 0)
+			rc = ckpt_seterr_h5("%s: datatype '%s': cannot copy", src->name,
+			                    o->path);
 		else if (o->kind == CKPT_OBJ_VAR)
 			rc = copy_var(src, &src->vars[o->var], dst, decide, user);
-		else if (H5Lcreate_soft(o->target, dst, o->path, H5P_DEFAULT,
+		else if (o->kind == CKPT_OBJ_SOFTLINK && H5Lcreate_soft(o->target, dst, o->path, H5P_DEFAULT,
 		                        H5P_DEFAULT) < 0)
 			rc = ckpt_seterr_h5("%s: link '%s': cannot copy", src->name, o->path);
 	}

@@ -48,11 +48,14 @@ static void float16_stays_exact(void **state)
 static void float64_compensated(void **state)
 {
 	double a = 1e16, b = 1, c = -1e16, out;
-	const void *in[3] = {&a, &b, &c};
+	double z[2] = {-0.0, -0.0}, zo[2];
+	const void *in[3] = {&a, &b, &c}, *zin[2] = {z, z + 1};
 
 	(void)state;
 	combine(CKPT_F64, in, 3, NULL, &out, 1);
 	assert_true(out == 1.0 / 3);
+	combine(CKPT_F64, zin, 2, NULL, zo, 1); /* a zero compensation keeps -0 */
+	assert_true(zo[0] == 0 && signbit(zo[0]));
 }
 
 static void integers_exact_half_even(void **state)
