@@ -23,8 +23,8 @@ _ckpt()
 
 	case $1 in
 	*ckpt-read) opts="--names --values --head --stats --json --tsv --only
-		--exclude --strip-prefix --add-prefix --quiet --verbose --help
-		--version -q -v -h -V" ;;
+		--exclude --strip-prefix --add-prefix --progress --quiet --verbose
+		--help --version -q -v -h -V" ;;
 	*ckpt-train) opts="-o -f --force --iterations --workers --sync
 		--local-steps --batch --lr --seed --data-seed --features --outputs
 		--init --steps --gradients --apply --prefix --random-prefix
@@ -33,7 +33,8 @@ _ckpt()
 		--dtype --only --exclude --progress --quiet --verbose --help --version
 		-q -v -h -V" ;;
 	*ckpt-diff) opts="--atol --rtol --ulps --bitwise -n --stats --json --only
-		--exclude --strip-prefix --add-prefix --quiet --help --version -q -h -V" ;;
+		--exclude --strip-prefix --add-prefix --progress --quiet --help --version
+		-q -h -V" ;;
 	*) opts="--help --version" ;;
 	esac
 

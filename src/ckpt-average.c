@@ -390,7 +390,8 @@ static void check_same(struct job *j, const ckpt_var *v0)
 			int same = ckpt_slab_same(&s0, &s);
 
 			if (same < 0)
-				die_lib();
+				die("%s (--exclude copies it from the first input)",
+				    ckpt_errmsg());
 			if (!same)
 				die("%s: variable '%s' (%s) differs from %s's; it cannot be "
 				    "averaged (--exclude copies it from the first input)",

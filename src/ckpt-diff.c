@@ -11,7 +11,7 @@
 static const char synopsis[] = "[options] A B";
 
 static struct options {
-	int quiet, stats, json;
+	int quiet, stats, json, progress;
 	uint64_t list;          /* -n: differing elements listed per variable */
 	ckpt_tol tol;
 	ckpt_select sel;
@@ -34,6 +34,7 @@ static void usage(void)
 	       "  --exclude GLOB     leave out matching variables (repeatable)\n"
 	       "  --strip-prefix P   remove prefix P from the names of both sides\n"
 	       "  --add-prefix P     add prefix P to the names of both sides\n"
+	       "  --progress         show progress even when stderr is not a terminal\n"
 	       "  -q, --quiet        print nothing; only the exit status\n"
 	       "  -h, --help         show this help and exit\n"
 	       "  -V, --version      show the version and exit\n",
@@ -41,7 +42,7 @@ static void usage(void)
 }
 
 enum { OPT_ATOL = 256, OPT_RTOL, OPT_ULPS, OPT_BITWISE, OPT_STATS, OPT_JSON,
-       OPT_ONLY, OPT_EXCLUDE, OPT_STRIP, OPT_ADD };
+       OPT_ONLY, OPT_EXCLUDE, OPT_STRIP, OPT_ADD, OPT_PROGRESS };
 
 static const struct option longopts[] = {
 	{"add-prefix", required_argument, NULL, OPT_ADD},
@@ -51,6 +52,7 @@ static const struct option longopts[] = {
 	{"help", no_argument, NULL, 'h'},
 	{"json", no_argument, NULL, OPT_JSON},
 	{"only", required_argument, NULL, OPT_ONLY},
+	{"progress", no_argument, NULL, OPT_PROGRESS},
 	{"quiet", no_argument, NULL, 'q'},
 	{"rtol", required_argument, NULL, OPT_RTOL},
 	{"stats", no_argument, NULL, OPT_STATS},
@@ -87,6 +89,7 @@ static void parse_options(int argc, char **argv)
 			break;
 		case OPT_BITWISE: opt.tol.bitwise = 1; break;
 		case OPT_STATS: opt.stats = 1; break;
+		case OPT_PROGRESS: opt.progress = 1; break;
 		case OPT_JSON: opt.json = 1; break;
 		case OPT_ONLY: ckpt_select_only(&opt.sel, optarg); break;
 		case OPT_EXCLUDE: ckpt_select_exclude(&opt.sel, optarg); break;
@@ -353,8 +356,10 @@ static int compare_values(const ckpt_file *fa, const ckpt_var *va,
 		printf(", \"elements_listed\": [");
 		l.started = 1;
 	}
-	while ((ra = ckpt_slab_next(&sa)) > 0 && (rb = ckpt_slab_next(&sb)) > 0)
+	while ((ra = ckpt_slab_next(&sa)) > 0 && (rb = ckpt_slab_next(&sb)) > 0) {
 		compare_slab(&c, va, &sa, vb, &sb, &l);
+		progress_add(sa.count * ckpt_dtype_size(va->dtype));
+	}
 	if (ra < 0 || (ra > 0 && rb < 0))
 		die_lib();
 	ckpt_slab_close(&sa);
@@ -484,6 +489,7 @@ int main(int argc, char **argv)
 {
 	struct side a = {0}, b = {0};
 	size_t compared = 0, differ = 0, only_a = 0, only_b = 0;
+	uint64_t total = 0;
 	char text[1024];
 
 	prog_init(argv[0]);
@@ -497,6 +503,10 @@ int main(int argc, char **argv)
 		json_string(stdout, b.f->name);
 		printf(", \"variables\": [");
 	}
+	for (size_t i = 0; i < a.f->nvars; i++)
+		if (ckpt_select_match(&opt.sel, a.names[i]) && a.f->vars[i].dtype != CKPT_OTHER)
+			total += a.f->vars[i].nbytes;
+	progress_start(opt.quiet ? -1 : opt.progress, total, "comparing");
 	for (size_t i = 0; i < a.f->nvars; i++) {
 		if (!ckpt_select_match(&opt.sel, a.names[i]))
 			continue;
@@ -506,6 +516,7 @@ int main(int argc, char **argv)
 			compared++;
 		differ += compare_var(&a, i, &b);
 	}
+	progress_end();
 	for (size_t i = 0; i < b.f->nvars; i++) {
 		if (!ckpt_select_match(&opt.sel, b.names[i]) || b.matched[i])
 			continue;

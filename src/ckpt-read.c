@@ -12,7 +12,7 @@ static const char synopsis[] = "[options] FILE...";
 enum format { TABLE, TSV, JSON };
 
 static struct options {
-	int names, values, stats, quiet, verbose;
+	int names, values, stats, quiet, verbose, progress;
 	uint64_t head; /* values per variable; UINT64_MAX: all */
 	enum format format;
 	ckpt_select sel;
@@ -33,7 +33,8 @@ static void usage(void)
 	       "  --exclude GLOB     leave out variables matching GLOB (repeatable)\n"
 	       "  --strip-prefix P   show names with prefix P removed\n"
 	       "  --add-prefix P     show names with prefix P added\n"
-	       "  -q, --quiet        no column header and no totals line\n"
+	       "  --progress         show progress even when stderr is not a terminal\n"
+	       "  -q, --quiet        no column header and no totals line; no progress\n"
 	       "  -v, --verbose      also show each variable's storage layout\n"
 	       "  -h, --help         show this help and exit\n"
 	       "  -V, --version      show the version and exit\n",
@@ -387,7 +388,7 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 		if (needs_scan(rows[i].var))
 			total += rows[i].var->nbytes;
 	}
-	progress_start(opt.quiet ? -1 : 0, total, "reading");
+	progress_start(opt.quiet ? -1 : opt.progress, total, "reading");
 	if (opt.names) {
 		if (nfiles > 1)
 			printf("%s==> %s <==\n", index ? "\n" : "", f->name);
@@ -466,7 +467,7 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 /* ---- main ----------------------------------------------------------------- */
 
 enum { OPT_NAMES = 256, OPT_VALUES, OPT_HEAD, OPT_STATS, OPT_JSON, OPT_TSV,
-       OPT_ONLY, OPT_EXCLUDE, OPT_STRIP, OPT_ADD };
+       OPT_ONLY, OPT_EXCLUDE, OPT_STRIP, OPT_ADD, OPT_PROGRESS };
 
 static const struct option longopts[] = {
 	{"add-prefix", required_argument, NULL, OPT_ADD},
@@ -476,6 +477,7 @@ static const struct option longopts[] = {
 	{"json", no_argument, NULL, OPT_JSON},
 	{"names", no_argument, NULL, OPT_NAMES},
 	{"only", required_argument, NULL, OPT_ONLY},
+	{"progress", no_argument, NULL, OPT_PROGRESS},
 	{"quiet", no_argument, NULL, 'q'},
 	{"stats", no_argument, NULL, OPT_STATS},
 	{"strip-prefix", required_argument, NULL, OPT_STRIP},
@@ -504,6 +506,7 @@ static void parse_options(int argc, char **argv)
 			opt.values = 1;
 			break;
 		case OPT_STATS: opt.stats = 1; break;
+		case OPT_PROGRESS: opt.progress = 1; break;
 		case OPT_JSON: opt.format = JSON; break;
 		case OPT_TSV: opt.format = TSV; break;
 		case OPT_ONLY: ckpt_select_only(&opt.sel, optarg); break;
