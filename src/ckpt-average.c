@@ -256,11 +256,12 @@ struct work {
 	const ckpt_combine *c;
 	const void **ptrs;
 	void *out;
-	size_t n, bad;
+	size_t n, worker_bad;
 	atomic_size_t next;  /* first value no thread has taken yet */
 	ckpt_region region;
 	pthread_t thread;
-	int running;         /* 1: with a worker thread, 2: without */
+	int threaded;        /* a worker thread runs on it */
+	int pending;         /* combined or being combined, not yet written */
 };
 
 #define PIECE (1u << 14) /* values a thread takes at a time */
@@ -279,24 +280,31 @@ static void *combine_work(void *arg)
 {
 	struct work *w = arg;
 
-	w->bad = take_pieces(w);
+	w->worker_bad = take_pieces(w);
 	return NULL;
 }
 
-/* Help finish the slab in w, write it; returns the values out of range. */
-static size_t finish_work(struct work *w, hid_t d, hid_t mt, const char *name)
+/* Hand the slab in w to a worker thread (if none can start, complete()
+ * combines it all). */
+static void start(struct work *w, size_t n)
 {
-	size_t bad;
+	w->n = n;
+	w->worker_bad = 0;
+	atomic_store(&w->next, 0);
+	w->threaded = pthread_create(&w->thread, NULL, combine_work, w) == 0;
+	w->pending = 1;
+}
 
-	if (!w->running)
-		return 0;
-	bad = take_pieces(w);
-	if (w->running == 1)
+/* Combine what is left of the slab in w, wait for its worker; returns how
+ * many values were out of range. */
+static size_t complete(struct work *w)
+{
+	size_t bad = take_pieces(w);
+
+	if (w->threaded)
 		pthread_join(w->thread, NULL);
-	w->running = 0;
-	if (ckpt_region_write(&w->region, d, mt, w->out) < 0)
-		die("%s: variable '%s': %s", opt.out, name, ckpt_errmsg());
-	return bad + w->bad;
+	w->threaded = 0;
+	return bad + w->worker_bad;
 }
 
 static void average_var(struct job *j, hid_t out, const ckpt_var *v0)
@@ -334,21 +342,17 @@ static void average_var(struct job *j, hid_t out, const ckpt_var *v0)
 		}
 		/* the previous slab: finish it together, start on this one,
 		 * then write the previous one while the worker goes on */
-		if (w[k ^ 1].running) {
-			w[k ^ 1].bad += take_pieces(&w[k ^ 1]);
-			if (w[k ^ 1].running == 1)
-				pthread_join(w[k ^ 1].thread, NULL);
-			w[k ^ 1].running = 2;
-		}
+		if (w[k ^ 1].pending)
+			bad += complete(&w[k ^ 1]);
 		if (rc > 0) {
-			w[k].n = s[0].count;
-			w[k].bad = 0;
-			atomic_store(&w[k].next, 0);
 			ckpt_slab_region(&s[0], &w[k].region);
-			w[k].running = pthread_create(&w[k].thread, NULL, combine_work,
-			                              &w[k]) == 0 ? 1 : 2;
+			start(&w[k], s[0].count);
 		}
-		bad += finish_work(&w[k ^ 1], d, mt, v0->name);
+		if (w[k ^ 1].pending) {
+			if (ckpt_region_write(&w[k ^ 1].region, d, mt, w[k ^ 1].out) < 0)
+				die("%s: variable '%s': %s", opt.out, v0->name, ckpt_errmsg());
+			w[k ^ 1].pending = 0;
+		}
 		if (rc == 0)
 			break;
 		progress_add(s[0].count * ckpt_dtype_size(v0->dtype) * m);
@@ -374,33 +378,18 @@ static void average_var(struct job *j, hid_t out, const ckpt_var *v0)
  * is selected but not numeric, it must be the same in every input. */
 static void check_same(struct job *j, const ckpt_var *v0)
 {
-	ckpt_slab s0, s;
-	int r0, r;
-
 	for (size_t k = 1; k < j->nin; k++) {
 		const ckpt_var *v = ckpt_find(j->in[k], v0->name);
+		int same = v ? ckpt_vars_same(j->in[0], v0, j->in[k], v) : 1;
 
-		if (!v)
-			continue;
-		if (ckpt_slab_open(&s0, j->in[0], v0, CKPT_SLAB_BYTES) < 0 ||
-		    ckpt_slab_open(&s, j->in[k], v, CKPT_SLAB_BYTES) < 0 ||
-		    ckpt_slab_follow(&s, &s0) < 0)
+		if (same == CKPT_NOT_COMPARABLE)
+			die("%s (--exclude copies it from the first input)", ckpt_errmsg());
+		if (same < 0)
 			die_lib();
-		while ((r0 = ckpt_slab_next(&s0)) > 0 && (r = ckpt_slab_next(&s)) > 0) {
-			int same = ckpt_slab_same(&s0, &s);
-
-			if (same < 0)
-				die("%s (--exclude copies it from the first input)",
-				    ckpt_errmsg());
-			if (!same)
-				die("%s: variable '%s' (%s) differs from %s's; it cannot be "
-				    "averaged (--exclude copies it from the first input)",
-				    j->in[k]->name, v0->name, v0->type, j->in[0]->name);
-		}
-		if (r0 < 0)
-			die_lib();
-		ckpt_slab_close(&s0);
-		ckpt_slab_close(&s);
+		if (!same)
+			die("%s: variable '%s' (%s) differs from %s's; it cannot be "
+			    "averaged (--exclude copies it from the first input)",
+			    j->in[k]->name, v0->name, v0->type, j->in[0]->name);
 	}
 }
 

@@ -232,11 +232,8 @@ static void num(const char *key, double v)
 {
 	char b[CKPT_FMT_MAX];
 
-	ckpt_fmt_double(v, CKPT_F64, b);
-	if (isfinite(v))
-		printf(", \"%s\": %s", key, b);
-	else
-		printf(", \"%s\": \"%s\"", key, b);
+	printf(", \"%s\": ", key);
+	json_number(stdout, ckpt_fmt_double(v, CKPT_F64, b));
 }
 
 static void report_simple(const char *status, const char *name, const char *text)
@@ -417,28 +414,6 @@ out:
 	return differs;
 }
 
-/* Non-numeric variables: the same bytes (strings: the same text).  Returns
- * 1 when they differ, 2 when they cannot be compared (references, other
- * variable-length data), which counts as differing. */
-static int compare_other(const ckpt_file *fa, const ckpt_var *va,
-                         const ckpt_file *fb, const ckpt_var *vb)
-{
-	ckpt_slab sa, sb;
-	int ra = 0, rb = 0, same = 1;
-
-	if (ckpt_slab_open(&sa, fa, va, CKPT_SLAB_BYTES) < 0 ||
-	    ckpt_slab_open(&sb, fb, vb, CKPT_SLAB_BYTES) < 0 ||
-	    ckpt_slab_follow(&sb, &sa) < 0)
-		die_lib();
-	while (same > 0 && (ra = ckpt_slab_next(&sa)) > 0 && (rb = ckpt_slab_next(&sb)) > 0)
-		same = ckpt_slab_same(&sa, &sb);
-	if (ra < 0 || rb < 0)
-		die_lib();
-	ckpt_slab_close(&sa);
-	ckpt_slab_close(&sb);
-	return same < 0 ? 2 : !same;
-}
-
 static int compare_var(struct side *a, size_t i, struct side *b)
 {
 	const ckpt_var *va = &a->f->vars[i], *vb = lookup(b, a->names[i]);
@@ -467,12 +442,15 @@ static int compare_var(struct side *a, size_t i, struct side *b)
 		report_simple("dtype", name, text);
 		return 1;
 	}
-	switch (compare_other(a->f, va, b->f, vb)) {
-	case 1:
+	/* non-numeric: the same bytes, or for strings the same text */
+	switch (ckpt_vars_same(a->f, va, b->f, vb)) {
+	case -1:
+		die_lib();
+	case 0:
 		snprintf(text, sizeof text, "%s: values (%s) differ", name, va->type);
 		report_simple("values", name, text);
 		return 1;
-	case 2:
+	case CKPT_NOT_COMPARABLE:
 		snprintf(text, sizeof text, "%s: %s values cannot be compared", name,
 		         va->type);
 		report_simple("not_comparable", name, text);

@@ -115,14 +115,9 @@ static void print_values_json(const ckpt_var *v, const ckpt_slab *s, size_t n)
 	char buf[CKPT_FMT_MAX];
 
 	for (size_t i = 0; i < n; i++) {
-		ckpt_fmt_elem(v->dtype, s->buf, i, buf);
 		if (s->start + i)
 			putchar(',');
-		if (ckpt_dtype_is_float(v->dtype) &&
-		    (strcmp(buf, "nan") == 0 || strstr(buf, "inf")))
-			printf("\"%s\"", buf); /* JSON has no NaN or Inf */
-		else
-			fputs(buf, stdout);
+		json_number(stdout, ckpt_fmt_elem(v->dtype, s->buf, i, buf));
 	}
 }
 
@@ -295,14 +290,6 @@ static void tsv_row(const ckpt_file *f, const struct row *r)
 	putchar('\n');
 }
 
-static void json_number(const char *text)
-{
-	if (strcmp(text, "nan") == 0 || strstr(text, "inf"))
-		printf("\"%s\"", text);
-	else
-		fputs(text, stdout);
-}
-
 static void json_var_open(const struct row *r, size_t i)
 {
 	const ckpt_var *v = r->var;
@@ -333,7 +320,7 @@ static void json_var_close(const struct row *r)
 		printf(", \"stats\": {");
 		for (int i = 0; i < 8; i++) {
 			printf("%s\"%s\": ", i ? ", " : "", stat_fields[i]);
-			json_number(r->st[i]);
+			json_number(stdout, r->st[i]);
 		}
 		putchar('}');
 	}

@@ -148,6 +148,15 @@ void json_string(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
+void json_number(FILE *fp, const char *text)
+{
+	if (strcmp(text, "nan") == 0 || strcmp(text, "inf") == 0 ||
+	    strcmp(text, "-inf") == 0)
+		fprintf(fp, "\"%s\"", text);
+	else
+		fputs(text, fp);
+}
+
 /* ---- progress ----------------------------------------------------------- */
 
 static struct {

@@ -43,6 +43,10 @@ int finish(int status);
 /* s as a JSON string, quoted and escaped. */
 void json_string(FILE *fp, const char *s);
 
+/* A number as the fmt module writes it; "nan", "inf" and "-inf", which
+ * JSON has no numbers for, as strings. */
+void json_number(FILE *fp, const char *text);
+
 /* Progress on stderr, shown only when it is a terminal (or forced), never
  * with -q.  mode: -1 never, 0 when stderr is a terminal, 1 always. */
 void progress_start(int mode, uint64_t total, const char *what);

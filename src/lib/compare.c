@@ -50,12 +50,18 @@ static int is_int(ckpt_dtype t)
 	return t != CKPT_OTHER && !ckpt_dtype_is_float(t);
 }
 
+/* Equal by value or within atol + rtol * |b|: NaN equals NaN; NaN against a
+ * number, or an infinite difference, fails every comparison.  Branch-free,
+ * for the hot loop. */
+static inline int within(double a, double b, double atol, double rtol)
+{
+	return (a == b) | ((a != a) & (b != b)) | (fabs(a - b) <= atol + rtol * fabs(b));
+}
+
 /* a and b as doubles, already converted; ia and ib exact when integers. */
 static int values_close(const ckpt_tol *tol, double a, double b, ckpt_dtype ta,
                         ckpt_dtype tb, const i128 *ia, const i128 *ib)
 {
-	double d;
-
 	if (ia && ib) { /* both integers: exactly */
 		i128 diff = *ia > *ib ? *ia - *ib : *ib - *ia;
 
@@ -65,23 +71,13 @@ static int values_close(const ckpt_tol *tol, double a, double b, ckpt_dtype ta,
 			return 1;
 		return (double)diff <= tol->atol + tol->rtol * fabs(b);
 	}
-	if (isnan(a) || isnan(b))
-		return isnan(a) && isnan(b);
-	if (a == b)
+	if (within(a, b, tol->atol, tol->rtol))
 		return 1;
-	if (isinf(a) || isinf(b))
+	if (!tol->use_ulps || !isfinite(a) || !isfinite(b))
 		return 0;
-	d = fabs(a - b);
-	if (d <= tol->atol + tol->rtol * fabs(b))
-		return 1;
-	if (tol->use_ulps) {
-		ckpt_dtype t = ta == tb ? ta : CKPT_F64;
-
-		if (is_int(t))
-			return d <= (double)tol->ulps;
-		return ulp_distance(a, b, t) <= tol->ulps;
-	}
-	return 0;
+	/* in the stored type's units; across types (float against integer
+	 * too), in float64's */
+	return ulp_distance(a, b, ta == tb ? ta : CKPT_F64) <= tol->ulps;
 }
 
 int ckpt_cmp_close(const ckpt_tol *tol, ckpt_dtype ta, const void *a,
@@ -177,15 +173,10 @@ void ckpt_cmp_slab(ckpt_cmp *c, const ckpt_tol *tol, ckpt_dtype ta, const void *
 				ckpt_to_i128(ta, pa + i * sa, &ix, 1, 0);
 				ckpt_to_i128(tb, pb + i * sb, &iy, 1, 0);
 				eq = values_close(tol, x[i], y[i], ta, tb, &ix, &iy);
-			} else if (!tol->use_ulps) {
-				/* values_close() without the call: NaN fails every
-				 * comparison, an infinite difference the tolerance */
-				double u = x[i], v = y[i];
-
-				eq = (u == v) | ((u != u) & (v != v)) |
-				     (fabs(d) <= atol + rtol * fabs(v));
 			} else {
-				eq = values_close(tol, x[i], y[i], ta, tb, NULL, NULL);
+				eq = within(x[i], y[i], atol, rtol) ||
+				     (tol->use_ulps &&
+				      values_close(tol, x[i], y[i], ta, tb, NULL, NULL));
 			}
 			/* equal values add nothing to the squared difference */
 			if (d != 0 && isfinite(d))

@@ -395,3 +395,25 @@ int ckpt_slab_same(const ckpt_slab *a, const ckpt_slab *b)
 		                   a->file->name, a->var->name, a->var->type);
 	return memcmp(a->buf, b->buf, a->count * a->elsize) == 0;
 }
+
+int ckpt_vars_same(const ckpt_file *fa, const ckpt_var *a, const ckpt_file *fb,
+                   const ckpt_var *b)
+{
+	ckpt_slab sa, sb;
+	int ra = 0, rb = 0, same = 1;
+
+	if (ckpt_slab_open(&sa, fa, a, CKPT_SLAB_BYTES) < 0)
+		return -1;
+	if (ckpt_slab_open(&sb, fb, b, CKPT_SLAB_BYTES) < 0 ||
+	    ckpt_slab_follow(&sb, &sa) < 0) {
+		ckpt_slab_close(&sa);
+		return -1;
+	}
+	while (same > 0 && (ra = ckpt_slab_next(&sa)) > 0 && (rb = ckpt_slab_next(&sb)) > 0)
+		same = ckpt_slab_same(&sa, &sb);
+	ckpt_slab_close(&sa);
+	ckpt_slab_close(&sb);
+	if (ra < 0 || rb < 0)
+		return -1;
+	return same < 0 ? CKPT_NOT_COMPARABLE : same;
+}

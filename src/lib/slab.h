@@ -84,6 +84,15 @@ int ckpt_region_write(const ckpt_region *r, hid_t dset, hid_t memtype,
  * variable-length types, which cannot be compared. */
 int ckpt_slab_same(const ckpt_slab *a, const ckpt_slab *b);
 
+#define CKPT_NOT_COMPARABLE (-2)
+
+/* Whether variable a of fa and variable b of fb (of the same shape) hold
+ * the same values, read slab by slab: 1 yes, 0 no, -1 on a read error,
+ * CKPT_NOT_COMPARABLE for data ckpt_slab_same() cannot compare; both with
+ * a message. */
+int ckpt_vars_same(const ckpt_file *fa, const ckpt_var *a, const ckpt_file *fb,
+                   const ckpt_var *b);
+
 /* Slab geometry, exposed for tests: the dimension to advance along and the
  * extent along it, for a budget of max_elems elements per slab; chunk may
  * be NULL (contiguous storage). */
