@@ -18,6 +18,8 @@ HDF5_CFLAGS := $(shell $(PKG_CONFIG) --cflags hdf5 2>/dev/null)
 HDF5_LIBS   := $(shell $(PKG_CONFIG) --libs hdf5 2>/dev/null)
 ARCHIVE_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive 2>/dev/null)
 ARCHIVE_LIBS   := $(shell $(PKG_CONFIG) --libs libarchive 2>/dev/null)
+ZLIB_CFLAGS    := $(shell $(PKG_CONFIG) --cflags zlib 2>/dev/null)
+ZLIB_LIBS      := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
 CMOCKA_CFLAGS  := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -35,9 +37,9 @@ CFLAGS   ?= $(OPT)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 # No fused multiply-add behind our back: the model is float32 step by step.
 ALL_CFLAGS := -std=c11 -pthread -ffp-contract=off -D_XOPEN_SOURCE=700 -DH5_USE_110_API $(WARN) $(CFLAGS) $(SANFLAGS) \
-              $(HDF5_CFLAGS) $(ARCHIVE_CFLAGS) -Isrc
+              $(HDF5_CFLAGS) $(ARCHIVE_CFLAGS) $(ZLIB_CFLAGS) -Isrc
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
-LIBS     := $(HDF5_LIBS) $(ARCHIVE_LIBS) -lm -pthread
+LIBS     := $(HDF5_LIBS) $(ARCHIVE_LIBS) $(ZLIB_LIBS) -lm -pthread
 
 LIB_SRC  := $(sort $(wildcard src/lib/*.c))
 LIB_HDR  := $(sort $(wildcard src/lib/*.h))
@@ -122,7 +124,8 @@ uninstall:
 # The Debian packages the build and the tests need; sudo only when not root.
 # The filter plugins let HDF5 decode LZF, LZ4, BZip2 and Bitshuffle data.
 DEPS := build-essential pkg-config libhdf5-dev libarchive-dev libcmocka-dev \
-        hdf5-plugin-lzf hdf5-filter-plugin python3-h5py python3-numpy hdf5-tools
+        zlib1g-dev hdf5-plugin-lzf hdf5-filter-plugin python3-h5py python3-numpy \
+        hdf5-tools
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

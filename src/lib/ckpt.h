@@ -19,5 +19,6 @@
 #include "rng.h"
 #include "combine.h"
 #include "linear.h"
+#include "flat.h"
 
 #endif

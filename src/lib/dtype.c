@@ -456,3 +456,94 @@ size_t ckpt_from_double(ckpt_dtype t, const double *src, void *dst, size_t n)
 	}
 	return bad;
 }
+
+/* ---- from one type to another --------------------------------------------- */
+
+#define BLOCK 512 /* values converted at a time through the working type */
+
+/* A 64-bit integer as a double rounded to odd (toward zero, then the last
+ * bit set when inexact): narrowed again with round-to-nearest-even it gives
+ * the correctly rounded float32/16, where plain double would round twice. */
+static double i128_to_double_odd(__int128 x)
+{
+	double d = (double)x;
+	__int128 back = (__int128)d;
+	uint64_t bits;
+
+	if (back == x)
+		return d;
+	if ((back > x) == (x > 0))
+		d = nextafter(d, 0.0);
+	memcpy(&bits, &d, sizeof bits);
+	bits |= 1;
+	memcpy(&d, &bits, sizeof d);
+	return d;
+}
+
+static size_t convert_integers(ckpt_dtype from, const void *src, ckpt_dtype to,
+                               void *dst, size_t n)
+{
+	__int128 v[BLOCK];
+	size_t bad = 0, ts = ckpt_dtype_size(to);
+
+	for (size_t off = 0; off < n; off += BLOCK) {
+		size_t m = n - off < BLOCK ? n - off : BLOCK;
+
+		ckpt_to_i128(from, (const char *)src + off * ckpt_dtype_size(from), v, m, 0);
+		for (size_t i = 0; i < m; i++)
+			if (!ckpt_from_i128(to, v[i], dst, off + i)) {
+				/* out of range: saturate, as ckpt_from_double() does */
+				double inf = v[i] < 0 ? -INFINITY : INFINITY;
+
+				ckpt_from_double(to, &inf, (char *)dst + (off + i) * ts, 1);
+				bad++;
+			}
+	}
+	return bad;
+}
+
+size_t ckpt_convert(ckpt_dtype from, const void *src, ckpt_dtype to, void *dst,
+                    size_t n)
+{
+	size_t bad = 0, fs = ckpt_dtype_size(from), ts = ckpt_dtype_size(to);
+	int narrow_float = to == CKPT_F32 || to == CKPT_F16 || to == CKPT_BF16;
+	double d[BLOCK];
+
+	if (from == to) {
+		memcpy(dst, src, n * fs);
+		return 0;
+	}
+	if (!ckpt_dtype_is_float(from) && !ckpt_dtype_is_float(to))
+		return convert_integers(from, src, to, dst, n);
+	for (size_t off = 0; off < n; off += BLOCK) {
+		size_t m = n - off < BLOCK ? n - off : BLOCK;
+		const char *s = (const char *)src + off * fs;
+
+		if ((from == CKPT_I64 || from == CKPT_U64) && narrow_float) {
+			__int128 v[BLOCK];
+
+			ckpt_to_i128(from, s, v, m, 0);
+			for (size_t i = 0; i < m; i++)
+				d[i] = i128_to_double_odd(v[i]);
+		} else {
+			ckpt_to_double(from, s, d, m);
+		}
+		bad += ckpt_from_double(to, d, (char *)dst + off * ts, m);
+	}
+	return bad;
+}
+
+void ckpt_swap_bytes(void *buf, size_t n, size_t elsize)
+{
+	unsigned char *p = buf;
+
+	if (elsize < 2)
+		return;
+	for (size_t i = 0; i < n; i++, p += elsize)
+		for (size_t a = 0, b = elsize - 1; a < b; a++, b--) {
+			unsigned char t = p[a];
+
+			p[a] = p[b];
+			p[b] = t;
+		}
+}

@@ -61,6 +61,16 @@ int ckpt_from_i128(ckpt_dtype t, __int128 v, void *dst, size_t i);
  * value that became Inf, or for integers NaN/Inf/out of range). */
 size_t ckpt_from_double(ckpt_dtype t, const double *src, void *dst, size_t n);
 
+/* n values of type from as type to: exact where to holds the value,
+ * otherwise rounded to nearest even (once, also from 64-bit integers to
+ * narrow floats), integers saturating.  Returns how many values could not
+ * be represented, as ckpt_from_double() counts them. */
+size_t ckpt_convert(ckpt_dtype from, const void *src, ckpt_dtype to, void *dst,
+                    size_t n);
+
+/* Reverse the byte order of n values of elsize bytes, in place. */
+void ckpt_swap_bytes(void *buf, size_t n, size_t elsize);
+
 /* 16-bit float formats: bit patterns <-> double.  Exact in both directions
  * for every value (NaN payloads kept, subnormals included); the narrowing
  * rounds to nearest even directly from double, never through float32. */

@@ -12,12 +12,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct ckpt_out {
+/* A temporary file on its way to a target: what ckpt_out (HDF5) and
+ * ckpt_sink (any bytes) share. */
+struct temp {
 	char *target;   /* NULL for standard output */
-	char *tmp;      /* the temporary file being written */
+	char *tmp;      /* the temporary file being written, or NULL */
 	int force;
-	hid_t fid;
+	int fd;         /* open on tmp (or 1), or -1 */
 	int slot;       /* index in the signal handler's list */
+};
+
+struct ckpt_out {
+	struct temp t;
+	hid_t fid;
+};
+
+struct ckpt_sink {
+	struct temp t;
 };
 
 /* ---- removal of temporaries on signals --------------------------------- */
@@ -77,7 +88,7 @@ static void untrack(int slot)
 		pending[slot] = NULL;
 }
 
-/* ---- opening and committing -------------------------------------------- */
+/* ---- temporaries ---------------------------------------------------------- */
 
 static char *temp_beside(const char *target)
 {
@@ -102,6 +113,191 @@ static char *temp_in_tmpdir(void)
 		sprintf(tmp, "%s/ckpt-stdout.XXXXXX", dir);
 	return tmp;
 }
+
+static const char *shown(const struct temp *t)
+{
+	return t->target ? t->target : "(stdout)";
+}
+
+static void temp_release(struct temp *t)
+{
+	if (t->fd > 1)
+		close(t->fd);
+	if (t->tmp)
+		unlink(t->tmp);
+	untrack(t->slot);
+	free(t->target);
+	free(t->tmp);
+	t->target = t->tmp = NULL;
+	t->fd = t->slot = -1;
+}
+
+/* Check target and create the temporary: beside the target, or for
+ * standard output in TMPDIR (via_tmpdir) or none at all (fd 1). */
+static int temp_open(struct temp *t, const char *target, int force, int via_tmpdir,
+                     const char *what)
+{
+	int to_stdout = strcmp(target, "-") == 0;
+	struct stat st;
+	mode_t mask;
+
+	memset(t, 0, sizeof *t);
+	t->fd = t->slot = -1;
+	t->force = force;
+	if (to_stdout && what && isatty(1))
+		return ckpt_seterr("refusing to write %s to a terminal (use -o FILE, "
+		                   "or a pipe)", what);
+	if (to_stdout && !via_tmpdir) {
+		t->fd = 1;
+		return 0;
+	}
+	if (!to_stdout) {
+		if (!force && lstat(target, &st) == 0)
+			return ckpt_seterr("%s: already exists (use -f to replace it)", target);
+		if (lstat(target, &st) == 0 && S_ISDIR(st.st_mode))
+			return ckpt_seterr("%s: is a directory", target);
+		if (!(t->target = strdup(target)))
+			return ckpt_seterr("%s: out of memory", target);
+	}
+	if (!(t->tmp = to_stdout ? temp_in_tmpdir() : temp_beside(target)))
+		return ckpt_seterr("%s: out of memory", shown(t));
+	if ((t->fd = mkstemp(t->tmp)) < 0) {
+		free(t->tmp);
+		t->tmp = NULL;
+		return ckpt_seterr("%s: cannot create a file there: %s", shown(t),
+		                   strerror(errno));
+	}
+	t->slot = track(t->tmp);
+	mask = umask(0);
+	umask(mask);
+	fchmod(t->fd, 0666 & ~mask); /* mkstemp makes 0600; be an ordinary file */
+	return 0;
+}
+
+static int write_all(int fd, const void *buf, size_t n, const char *what)
+{
+	const char *p = buf;
+
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return ckpt_seterr("%s: write error: %s", what, strerror(errno));
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int copy_to_stdout(const char *path)
+{
+	char buf[1 << 16];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return ckpt_seterr_errno(path);
+	while ((n = read(fd, buf, sizeof buf)) > 0)
+		if (write_all(1, buf, (size_t)n, "(stdout)") < 0) {
+			close(fd);
+			return -1;
+		}
+	close(fd);
+	return n < 0 ? ckpt_seterr_errno(path) : 0;
+}
+
+/* Put the finished temporary in place: rename() when replacing is allowed;
+ * otherwise link(), which fails if the target appeared in the meantime. */
+static int move_into_place(struct temp *t)
+{
+	if (t->force) {
+		if (rename(t->tmp, t->target) < 0)
+			return ckpt_seterr("%s: cannot move into place: %s", t->target,
+			                   strerror(errno));
+		return 0;
+	}
+	if (link(t->tmp, t->target) == 0)
+		return 0;
+	if (errno == EEXIST)
+		return ckpt_seterr("%s: already exists (use -f to replace it)", t->target);
+	if (errno == EPERM || errno == ENOSYS || errno == EOPNOTSUPP) {
+		struct stat st; /* no hard links here: check, then rename */
+
+		if (lstat(t->target, &st) == 0)
+			return ckpt_seterr("%s: already exists (use -f to replace it)",
+			                   t->target);
+		if (rename(t->tmp, t->target) == 0)
+			return 0;
+	}
+	return ckpt_seterr("%s: cannot move into place: %s", t->target, strerror(errno));
+}
+
+/* Close the temporary (a late write error shows here, e.g. on NFS) and put
+ * it in place; the temporary is gone afterwards either way. */
+static int temp_commit(struct temp *t)
+{
+	int rc = 0;
+
+	if (t->fd > 1 && close(t->fd) < 0)
+		rc = ckpt_seterr("%s: write error: %s", shown(t), strerror(errno));
+	t->fd = -1;
+	if (rc == 0 && t->tmp)
+		rc = t->target ? move_into_place(t) : copy_to_stdout(t->tmp);
+	temp_release(t);
+	return rc;
+}
+
+/* ---- plain files ---------------------------------------------------------- */
+
+ckpt_sink *ckpt_sink_open(const char *target, int force, const char *binary)
+{
+	ckpt_sink *s = calloc(1, sizeof *s);
+
+	if (!s) {
+		ckpt_seterr("out of memory");
+		return NULL;
+	}
+	if (temp_open(&s->t, target, force, 0, binary) < 0) {
+		ckpt_sink_abort(s);
+		return NULL;
+	}
+	return s;
+}
+
+int ckpt_sink_fd(const ckpt_sink *s)
+{
+	return s->t.fd;
+}
+
+const char *ckpt_sink_name(const ckpt_sink *s)
+{
+	return shown(&s->t);
+}
+
+int ckpt_sink_write(ckpt_sink *s, const void *buf, size_t n)
+{
+	return write_all(s->t.fd, buf, n, shown(&s->t));
+}
+
+int ckpt_sink_commit(ckpt_sink *s)
+{
+	int rc = temp_commit(&s->t);
+
+	free(s);
+	return rc;
+}
+
+void ckpt_sink_abort(ckpt_sink *s)
+{
+	if (!s)
+		return;
+	temp_release(&s->t);
+	free(s);
+}
+
+/* ---- HDF5 files ----------------------------------------------------------- */
 
 /* HDF5's earliest file format limits an attribute to 64 KiB, which Keras'
  * layer_names exceeds on large models.  Objects that hold such attributes
@@ -171,72 +367,35 @@ static hid_t fcpl_like(const ckpt_file *f)
 	return fcpl;
 }
 
-static void free_out(ckpt_out *o)
-{
-	untrack(o->slot);
-	free(o->target);
-	free(o->tmp);
-	free(o);
-}
-
 ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like)
 {
-	int to_stdout = strcmp(target, "-") == 0, fd;
-	const char *shown = to_stdout ? "(stdout)" : target;
 	ckpt_out *o = calloc(1, sizeof *o);
-	struct stat st;
 	hid_t fcpl = H5P_DEFAULT, fapl;
-	mode_t mask;
 
 	if (!o) {
-		ckpt_seterr("%s: out of memory", shown);
+		ckpt_seterr("out of memory");
 		return NULL;
 	}
 	o->fid = -1;
-	o->slot = -1;
-	o->force = force;
-	if (to_stdout && isatty(1)) {
-		ckpt_seterr("refusing to write an HDF5 file to a terminal "
-		            "(use -o FILE, or a pipe)");
+	/* "-": HDF5 writes a file, which is then copied to standard output */
+	if (temp_open(&o->t, target, force, 1, "an HDF5 file") < 0)
 		goto fail;
-	}
-	if (!to_stdout) {
-		if (!force && lstat(target, &st) == 0) {
-			ckpt_seterr("%s: already exists (use -f to replace it)", target);
-			goto fail;
-		}
-		if (lstat(target, &st) == 0 && S_ISDIR(st.st_mode)) {
-			ckpt_seterr("%s: is a directory", target);
-			goto fail;
-		}
-		o->target = strdup(target);
-	}
-	o->tmp = to_stdout ? temp_in_tmpdir() : temp_beside(target);
-	if ((!to_stdout && !o->target) || !o->tmp) {
-		ckpt_seterr("%s: out of memory", shown);
-		goto fail;
-	}
-	if ((fd = mkstemp(o->tmp)) < 0) {
-		ckpt_seterr("%s: cannot create a file there: %s", shown, strerror(errno));
-		free(o->tmp);
-		o->tmp = NULL;
-		goto fail;
-	}
-	o->slot = track(o->tmp);
-	mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask); /* mkstemp makes 0600; be an ordinary file */
-	close(fd);
-	if (like)
+	close(o->t.fd);
+	o->t.fd = -1;
+	if (like) {
 		fcpl = fcpl_like(like);
+	} else { /* a new file lists its variables in the order they are made */
+		fcpl = H5Pcreate(H5P_FILE_CREATE);
+		H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+	}
 	fapl = H5Pcreate(H5P_FILE_ACCESS);
 	if (like && root_needs_dense(like))
 		H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
-	o->fid = H5Fcreate(o->tmp, H5F_ACC_TRUNC, fcpl, fapl);
+	o->fid = H5Fcreate(o->t.tmp, H5F_ACC_TRUNC, fcpl, fapl);
 	H5Pclose(fapl);
 	if (o->fid < 0)
-		ckpt_seterr_h5("%s: cannot create an HDF5 file", shown);
-	if (like && fcpl >= 0)
+		ckpt_seterr_h5("%s: cannot create an HDF5 file", shown(&o->t));
+	if (fcpl >= 0)
 		H5Pclose(fcpl);
 	if (o->fid < 0)
 		goto fail;
@@ -251,78 +410,19 @@ hid_t ckpt_out_fid(const ckpt_out *o)
 	return o->fid;
 }
 
-static int copy_to_stdout(const char *path)
-{
-	char buf[1 << 16];
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return ckpt_seterr_errno(path);
-	while ((n = read(fd, buf, sizeof buf)) > 0) {
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(1, buf + off, (size_t)(n - off));
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				close(fd);
-				return ckpt_seterr_errno("write error on standard output");
-			}
-			off += w;
-		}
-	}
-	close(fd);
-	return n < 0 ? ckpt_seterr_errno(path) : 0;
-}
-
-/* Put the finished temporary in place: rename() when replacing is allowed;
- * otherwise link(), which fails if the target appeared in the meantime. */
-static int move_into_place(ckpt_out *o)
-{
-	if (o->force) {
-		if (rename(o->tmp, o->target) < 0)
-			return ckpt_seterr("%s: cannot move into place: %s", o->target,
-			                   strerror(errno));
-		return 0;
-	}
-	if (link(o->tmp, o->target) == 0) {
-		unlink(o->tmp);
-		return 0;
-	}
-	if (errno == EEXIST)
-		return ckpt_seterr("%s: already exists (use -f to replace it)", o->target);
-	if (errno == EPERM || errno == ENOSYS || errno == EOPNOTSUPP) {
-		struct stat st; /* no hard links here: check, then rename */
-
-		if (lstat(o->target, &st) == 0)
-			return ckpt_seterr("%s: already exists (use -f to replace it)",
-			                   o->target);
-		if (rename(o->tmp, o->target) == 0)
-			return 0;
-	}
-	return ckpt_seterr("%s: cannot move into place: %s", o->target, strerror(errno));
-}
-
 int ckpt_out_commit(ckpt_out *o)
 {
-	const char *shown = o->target ? o->target : "(stdout)";
 	herr_t rc = H5Fclose(o->fid);
 
 	o->fid = -1;
 	if (rc < 0) {
-		ckpt_seterr_h5("%s: write error", shown);
+		ckpt_seterr_h5("%s: write error", shown(&o->t));
 		ckpt_out_abort(o);
 		return -1;
 	}
-	if (o->target ? move_into_place(o) < 0 : copy_to_stdout(o->tmp) < 0) {
-		ckpt_out_abort(o);
-		return -1;
-	}
-	if (!o->target)
-		unlink(o->tmp);
-	free_out(o);
-	return 0;
+	rc = temp_commit(&o->t);
+	free(o);
+	return rc;
 }
 
 void ckpt_out_abort(ckpt_out *o)
@@ -331,9 +431,36 @@ void ckpt_out_abort(ckpt_out *o)
 		return;
 	if (o->fid >= 0)
 		H5Fclose(o->fid);
-	if (o->tmp)
-		unlink(o->tmp);
-	free_out(o);
+	temp_release(&o->t);
+	free(o);
+}
+
+int ckpt_out_make_groups(hid_t fid, const char *path)
+{
+	char *p = strdup(path), *slash;
+	hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+	int rc = 0;
+
+	if (!p || gcpl < 0) {
+		free(p);
+		return ckpt_seterr("out of memory");
+	}
+	H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+	for (slash = strchr(p, '/'); slash && rc == 0; slash = strchr(slash + 1, '/')) {
+		hid_t g;
+
+		*slash = 0;
+		if (H5Lexists(fid, p, H5P_DEFAULT) <= 0) {
+			if ((g = H5Gcreate2(fid, p, H5P_DEFAULT, gcpl, H5P_DEFAULT)) < 0)
+				rc = ckpt_seterr_h5("group '%s': cannot create", p);
+			else
+				H5Gclose(g);
+		}
+		*slash = '/';
+	}
+	H5Pclose(gcpl);
+	free(p);
+	return rc;
 }
 
 /* ---- copying structure --------------------------------------------------- */

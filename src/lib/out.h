@@ -10,6 +10,8 @@
 #ifndef CKPT_OUT_H
 #define CKPT_OUT_H
 
+#include <stddef.h>
+
 #include <hdf5.h>
 
 #include "file.h"
@@ -17,11 +19,16 @@
 typedef struct ckpt_out ckpt_out;
 
 /* Start writing target.  like, when not NULL, gives the file creation
- * properties (the root group's creation-order tracking, ...). */
+ * properties (the root group's creation-order tracking, ...); a file made
+ * without one tracks creation order. */
 ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like);
 
 /* The HDF5 file being written. */
 hid_t ckpt_out_fid(const ckpt_out *o);
+
+/* Create the groups above path that do not exist yet, in order, each
+ * listing its members in the order they are made. */
+int ckpt_out_make_groups(hid_t fid, const char *path);
 
 /* Close the file and move it into place (or copy it to standard output).
  * Frees o; on failure the target is untouched. */
@@ -33,6 +40,21 @@ void ckpt_out_abort(ckpt_out *o);
 /* Remove every temporary not yet committed (async-signal-safe).  Runs at
  * exit; a program that stops at once with _exit() calls it first. */
 void ckpt_out_cleanup(void);
+
+/* Any other file (flat vectors, manifests, bundles) is written the same
+ * way, except that "-" writes straight to standard output: a stream needs
+ * no temporary.  binary, when not NULL, names what is written, and
+ * standard output is then refused when it is a terminal. */
+typedef struct ckpt_sink ckpt_sink;
+
+ckpt_sink *ckpt_sink_open(const char *target, int force, const char *binary);
+int ckpt_sink_fd(const ckpt_sink *s);
+const char *ckpt_sink_name(const ckpt_sink *s); /* target, or "(stdout)" */
+int ckpt_sink_write(ckpt_sink *s, const void *buf, size_t n);
+/* Close and move into place; frees s.  On failure the target is untouched. */
+int ckpt_sink_commit(ckpt_sink *s);
+/* Remove the temporary; frees s.  NULL is allowed. */
+void ckpt_sink_abort(ckpt_sink *s);
 
 /* Copy attributes of src_obj onto dst_obj (both open objects). */
 int ckpt_copy_attrs(hid_t src_obj, hid_t dst_obj, const char *what);

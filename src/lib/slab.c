@@ -154,9 +154,9 @@ static int alloc_buf(ckpt_slab *s)
 	const ckpt_var *v = s->var;
 	size_t cap = 1;
 
-	for (int i = s->split + 1; i < v->rank; i++)
+	for (int i = s->at.split + 1; i < v->rank; i++)
 		cap *= (size_t)v->dims[i];
-	cap *= (size_t)s->step;
+	cap *= (size_t)s->at.step;
 	s->cap = cap;
 	free(s->mem[0]);
 	free(s->mem[1]);
@@ -173,12 +173,75 @@ static int alloc_buf(ckpt_slab *s)
 	return 0;
 }
 
+/* The dataset's chunk dimensions into chunk; NULL when not chunked. */
+static const uint64_t *chunk_of(hid_t dset, int rank, uint64_t *chunk)
+{
+	hsize_t h[CKPT_MAX_RANK];
+	hid_t dcpl = H5Dget_create_plist(dset);
+	int chunked = dcpl >= 0 && rank > 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
+	              H5Pget_chunk(dcpl, rank, h) == rank;
+
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	for (int i = 0; chunked && i < rank; i++)
+		chunk[i] = h[i];
+	return chunked ? chunk : NULL;
+}
+
+int ckpt_cursor_open(ckpt_cursor *c, hid_t dset, const ckpt_var *v, size_t elsize,
+                     size_t max_bytes)
+{
+	uint64_t chunk[CKPT_MAX_RANK];
+
+	memset(c, 0, sizeof *c);
+	c->var = v;
+	c->done = v->nelems == 0;
+	ckpt_slab_plan(v->rank, v->dims, chunk_of(dset, v->rank, chunk),
+	               max_bytes / (elsize ? elsize : 1), &c->split, &c->step);
+	return 0;
+}
+
+int ckpt_cursor_next(ckpt_cursor *c, ckpt_region *r)
+{
+	const ckpt_var *v = c->var;
+	int i;
+
+	if (c->done)
+		return 0;
+	r->rank = v->rank > 0 ? v->rank : 0;
+	r->n = 1;
+	for (i = 0; i < v->rank; i++) {
+		r->start[i] = c->pos[i];
+		if (i < c->split)
+			r->count[i] = 1;
+		else if (i == c->split)
+			r->count[i] = v->dims[i] - c->pos[i] < c->step ?
+			              v->dims[i] - c->pos[i] : c->step;
+		else
+			r->count[i] = v->dims[i];
+		r->n *= (size_t)r->count[i];
+	}
+	/* advance like an odometer */
+	if (v->rank <= 0) {
+		c->done = 1;
+		return 1;
+	}
+	i = c->split;
+	c->pos[i] += c->step;
+	while (c->pos[i] >= v->dims[i]) {
+		c->pos[i] = 0;
+		if (--i < 0) {
+			c->done = 1;
+			break;
+		}
+		c->pos[i]++;
+	}
+	return 1;
+}
+
 int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
                    size_t max_bytes)
 {
-	size_t elsize;
-	uint64_t chunk[CKPT_MAX_RANK], *chunkp = NULL;
-	hsize_t hchunk[CKPT_MAX_RANK];
 	hid_t dcpl, dapl;
 
 	memset(s, 0, sizeof *s);
@@ -186,7 +249,7 @@ int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
 	s->var = v;
 	s->dset = s->fspace = s->mtype = -1;
 	if (v->nelems == 0) {
-		s->done = 1;
+		s->at.done = 1;
 		return 0;
 	}
 	dapl = H5Pcreate(H5P_DATASET_ACCESS);
@@ -200,28 +263,21 @@ int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
 		ckpt_slab_close(s);
 		return -1;
 	}
+	s->elsize = H5Tget_size(s->mtype);
 	if ((dcpl = H5Dget_create_plist(s->dset)) >= 0) {
-		if (H5Pget_layout(dcpl) == H5D_CHUNKED && v->rank > 0 &&
-		    H5Pget_chunk(dcpl, v->rank, hchunk) == v->rank) {
-			for (int i = 0; i < v->rank; i++)
-				chunk[i] = hchunk[i];
-			chunkp = chunk;
-		}
 		check_in_place(s, dcpl);
 		H5Pclose(dcpl);
 	}
-	s->elsize = elsize = H5Tget_size(s->mtype);
-	ckpt_slab_plan(v->rank, v->dims, chunkp, max_bytes / elsize, &s->split,
-	               &s->step);
+	ckpt_cursor_open(&s->at, s->dset, v, s->elsize, max_bytes);
 	return alloc_buf(s);
 }
 
 int ckpt_slab_follow(ckpt_slab *s, const ckpt_slab *leader)
 {
-	if (s->done)
+	if (s->at.done)
 		return 0;
-	s->split = leader->split;
-	s->step = leader->step;
+	s->at.split = leader->at.split;
+	s->at.step = leader->at.step;
 	return alloc_buf(s);
 }
 
@@ -243,52 +299,16 @@ static void release_vlen(ckpt_slab *s, int which)
 	s->mcount[which] = 0;
 }
 
-/* Select the slab starting at s->pos in the file space; returns its count. */
+/* Select the next slab in the file space; returns its count. */
 static size_t select_slab(ckpt_slab *s)
 {
-	const ckpt_var *v = s->var;
-	hsize_t start[CKPT_MAX_RANK], count[CKPT_MAX_RANK];
-	size_t n = 1;
-
-	if (v->rank == 0) {
+	ckpt_cursor_next(&s->at, &s->last);
+	if (s->last.rank == 0)
 		H5Sselect_all(s->fspace);
-		return 1;
-	}
-	for (int i = 0; i < v->rank; i++) {
-		s->cur_start[i] = start[i] = s->pos[i];
-		if (i < s->split)
-			count[i] = 1;
-		else if (i == s->split)
-			count[i] = v->dims[i] - s->pos[i] < s->step ?
-			           v->dims[i] - s->pos[i] : s->step;
-		else
-			count[i] = v->dims[i];
-		s->cur_count[i] = count[i];
-		n *= (size_t)count[i];
-	}
-	H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, start, NULL, count, NULL);
-	return n;
-}
-
-/* Advance s->pos past the slab just read, like an odometer. */
-static void advance(ckpt_slab *s)
-{
-	const ckpt_var *v = s->var;
-	int i = s->split;
-
-	if (v->rank == 0) {
-		s->done = 1;
-		return;
-	}
-	s->pos[i] += s->step;
-	while (s->pos[i] >= v->dims[i]) {
-		s->pos[i] = 0;
-		if (--i < 0) {
-			s->done = 1;
-			return;
-		}
-		s->pos[i]++;
-	}
+	else
+		H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, s->last.start, NULL,
+		                    s->last.count, NULL);
+	return s->last.n;
 }
 
 int ckpt_slab_next(ckpt_slab *s)
@@ -297,7 +317,7 @@ int ckpt_slab_next(ckpt_slab *s)
 	hid_t mspace;
 	herr_t rc;
 
-	if (s->done)
+	if (s->at.done)
 		return 0;
 	s->cur ^= 1;
 	release_vlen(s, s->cur); /* the slab before the previous one */
@@ -307,7 +327,6 @@ int ckpt_slab_next(ckpt_slab *s)
 			return -1;
 		s->start = s->start + s->count;
 		s->count = (size_t)n;
-		advance(s);
 		return 1;
 	}
 	mspace = H5Screate_simple(1, &n, NULL);
@@ -324,7 +343,6 @@ int ckpt_slab_next(ckpt_slab *s)
 		return -1;
 	s->start = s->start + s->count;
 	s->count = (size_t)n;
-	advance(s);
 	return 1;
 }
 
@@ -348,12 +366,7 @@ void ckpt_slab_close(ckpt_slab *s)
 
 void ckpt_slab_region(const ckpt_slab *s, ckpt_region *r)
 {
-	r->rank = s->var->rank;
-	r->n = s->count;
-	for (int i = 0; i < r->rank; i++) {
-		r->start[i] = s->cur_start[i];
-		r->count[i] = s->cur_count[i];
-	}
+	*r = s->last;
 }
 
 int ckpt_region_write(const ckpt_region *r, hid_t dset, hid_t memtype,

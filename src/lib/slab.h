@@ -23,6 +23,31 @@
  * enough that several inputs side by side stay far below 64 MiB. */
 #define CKPT_SLAB_BYTES (4u << 20)
 
+/* Where a slab lies in its variable: a hyperslab of n values. */
+typedef struct ckpt_region {
+	int rank;
+	hsize_t start[CKPT_MAX_RANK], count[CKPT_MAX_RANK];
+	size_t n;
+} ckpt_region;
+
+/* The slabs of a variable, without reading them: for writing a variable
+ * slab by slab, and underneath every reader. */
+typedef struct ckpt_cursor {
+	const ckpt_var *var;
+	int split;          /* the dimension slabs advance along */
+	uint64_t step;      /* extent of a slab along dimension split */
+	uint64_t pos[CKPT_MAX_RANK]; /* start of the next slab */
+	int done;
+} ckpt_cursor;
+
+/* Slabs of at most max_bytes (at least one value of elsize bytes) of
+ * variable v, whole chunks of dataset dset at a time where it is chunked. */
+int ckpt_cursor_open(ckpt_cursor *c, hid_t dset, const ckpt_var *v, size_t elsize,
+                     size_t max_bytes);
+
+/* The next slab's region: 1, or 0 at the end. */
+int ckpt_cursor_next(ckpt_cursor *c, ckpt_region *r);
+
 typedef struct ckpt_slab {
 	/* valid after ckpt_slab_next() returned 1 */
 	const void *buf;    /* values in the memory layout of the dtype */
@@ -34,12 +59,9 @@ typedef struct ckpt_slab {
 	const ckpt_var *var;
 	hid_t dset, fspace, mtype;
 	size_t cap;         /* elements buf holds */
-	int split;          /* the dimension slabs advance along */
-	uint64_t step;      /* extent of a slab along dimension split */
-	uint64_t pos[CKPT_MAX_RANK]; /* start of the next slab */
-	hsize_t cur_start[CKPT_MAX_RANK], cur_count[CKPT_MAX_RANK]; /* last read */
+	ckpt_cursor at;     /* the slabs */
+	ckpt_region last;   /* the slab read last */
 	size_t elsize;
-	int done;
 	void *mem[2];       /* buffers slabs are read into (not in place) */
 	size_t mcount[2];   /* values in each */
 	uint64_t addr;      /* in place: where the variable's bytes start */
@@ -64,13 +86,6 @@ void ckpt_slab_close(ckpt_slab *s);
 /* Cut the same slabs as leader, a reader of a variable of the same shape in
  * another file (whose chunking may differ), so that slabs line up. */
 int ckpt_slab_follow(ckpt_slab *s, const ckpt_slab *leader);
-
-/* Where a slab lies in its variable. */
-typedef struct ckpt_region {
-	int rank;
-	hsize_t start[CKPT_MAX_RANK], count[CKPT_MAX_RANK];
-	size_t n;
-} ckpt_region;
 
 /* The region of the slab s read last. */
 void ckpt_slab_region(const ckpt_slab *s, ckpt_region *r);

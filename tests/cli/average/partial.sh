@@ -5,7 +5,7 @@ ckpt-train -q --steps 0 -o wb.h5
 ckpt-train -q --steps 0 --prefix p -o pwb.h5
 ckpt-train -q --steps 0 --features 2 -o w2.h5
 run ckpt-average -o out.h5 wb.h5 pwb.h5
-expect_error ckpt-average "pwb.h5: lacks variable 'b' that .*wb.h5 has"
+expect_error ckpt-average "pwb.h5: lacks variable 'w' that .*wb.h5 has"
 run ckpt-average -o out.h5 wb.h5 w2.h5
 expect_error ckpt-average "w2.h5: variable 'w' has shape \[1,2\], .*wb.h5 has \[1\]"
 expect_no_file out.h5

@@ -1,8 +1,9 @@
-# --prefix and --random-prefix name variables P/w, P/b; --init finds the
+# --prefix and --random-prefix name variables P/w, P/b (in that order: new
+# files list variables in the order they were made); --init finds the
 # model with or without a prefix.
 run ckpt-train -q --steps 3 --prefix tower_1 -o "$T/p.h5"
 expect_status 0
-[ "$(ckpt-read --names "$T/p.h5" | tr '\n' ' ')" = "tower_1/b tower_1/w " ] || fail "names"
+[ "$(ckpt-read --names "$T/p.h5" | tr '\n' ' ')" = "tower_1/w tower_1/b " ] || fail "names"
 run ckpt-train -q --steps 3 --random-prefix -o "$T/r.h5"
 ckpt-read --names "$T/r.h5" | grep -Eq '^[0-9a-f]{8}/w$' || fail "random: $(ckpt-read --names "$T/r.h5")"
 ckpt-train -q --steps 3 --random-prefix -o "$T/r2.h5"
