@@ -32,12 +32,22 @@ static void one_line(void)
 			*p = p[1] ? ' ' : '\0';
 }
 
+/* Format into errbuf; the arguments may be the previous message (adding
+ * context to it), so not in place. */
+static void vset(const char *fmt, va_list ap)
+{
+	char buf[sizeof errbuf];
+
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	memcpy(errbuf, buf, sizeof buf);
+}
+
 int ckpt_seterr(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(errbuf, sizeof errbuf, fmt, ap);
+	vset(fmt, ap);
 	va_end(ap);
 	one_line();
 	return -1;
@@ -61,7 +71,7 @@ int ckpt_seterr_h5(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(errbuf, sizeof errbuf, fmt, ap);
+	vset(fmt, ap);
 	va_end(ap);
 	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, h5msg);
 	len = strlen(errbuf);

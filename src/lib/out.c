@@ -17,6 +17,7 @@
 struct temp {
 	char *target;   /* NULL for standard output */
 	char *tmp;      /* the temporary file being written, or NULL */
+	int stream;     /* target is a device or FIFO: written, not replaced */
 	int force;
 	int fd;         /* open on tmp (or 1), or -1 */
 	int slot;       /* index in the signal handler's list */
@@ -114,6 +115,16 @@ static char *temp_in_tmpdir(void)
 	return tmp;
 }
 
+/* A device or a FIFO (/dev/null, /dev/stdout, a named pipe): written into
+ * as it is, never replaced. */
+static int is_stream(const char *target)
+{
+	struct stat st;
+
+	return stat(target, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) ||
+	                                  S_ISSOCK(st.st_mode));
+}
+
 static const char *shown(const struct temp *t)
 {
 	return t->target ? t->target : "(stdout)";
@@ -151,7 +162,17 @@ static int temp_open(struct temp *t, const char *target, int force, int via_tmpd
 		t->fd = 1;
 		return 0;
 	}
-	if (!to_stdout) {
+	if (!to_stdout && is_stream(target)) {
+		t->stream = 1;
+		if (!(t->target = strdup(target)))
+			return ckpt_seterr("%s: out of memory", target);
+		if (!via_tmpdir) {
+			if ((t->fd = open(target, O_WRONLY)) < 0)
+				return ckpt_seterr_errno(target);
+			return 0;
+		}
+	}
+	if (!to_stdout && !t->stream) {
 		if (!force && lstat(target, &st) == 0)
 			return ckpt_seterr("%s: already exists (use -f to replace it)", target);
 		if (lstat(target, &st) == 0 && S_ISDIR(st.st_mode))
@@ -159,7 +180,7 @@ static int temp_open(struct temp *t, const char *target, int force, int via_tmpd
 		if (!(t->target = strdup(target)))
 			return ckpt_seterr("%s: out of memory", target);
 	}
-	if (!(t->tmp = to_stdout ? temp_in_tmpdir() : temp_beside(target)))
+	if (!(t->tmp = to_stdout || t->stream ? temp_in_tmpdir() : temp_beside(target)))
 		return ckpt_seterr("%s: out of memory", shown(t));
 	if ((t->fd = mkstemp(t->tmp)) < 0) {
 		free(t->tmp);
@@ -191,21 +212,27 @@ static int write_all(int fd, const void *buf, size_t n, const char *what)
 	return 0;
 }
 
-static int copy_to_stdout(const char *path)
+/* The finished temporary into standard output or a stream target. */
+static int copy_out(const struct temp *t)
 {
 	char buf[1 << 16];
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
+	int fd = open(t->tmp, O_RDONLY), to = t->target ? open(t->target, O_WRONLY) : 1;
+	ssize_t n = 0;
 
-	if (fd < 0)
-		return ckpt_seterr_errno(path);
-	while ((n = read(fd, buf, sizeof buf)) > 0)
-		if (write_all(1, buf, (size_t)n, "(stdout)") < 0) {
-			close(fd);
-			return -1;
-		}
-	close(fd);
-	return n < 0 ? ckpt_seterr_errno(path) : 0;
+	if (fd < 0 || to < 0) {
+		ckpt_seterr_errno(fd < 0 ? t->tmp : t->target);
+		n = -2;
+	}
+	while (n >= 0 && (n = read(fd, buf, sizeof buf)) > 0)
+		if (write_all(to, buf, (size_t)n, shown(t)) < 0)
+			n = -2;
+	if (n == -1)
+		ckpt_seterr_errno(t->tmp);
+	if (fd >= 0)
+		close(fd);
+	if (to > 1)
+		close(to);
+	return n < 0 ? -1 : 0;
 }
 
 /* Put the finished temporary in place: rename() when replacing is allowed;
@@ -244,7 +271,7 @@ static int temp_commit(struct temp *t)
 		rc = ckpt_seterr("%s: write error: %s", shown(t), strerror(errno));
 	t->fd = -1;
 	if (rc == 0 && t->tmp)
-		rc = t->target ? move_into_place(t) : copy_to_stdout(t->tmp);
+		rc = t->target && !t->stream ? move_into_place(t) : copy_out(t);
 	temp_release(t);
 	return rc;
 }

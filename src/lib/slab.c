@@ -195,7 +195,8 @@ int ckpt_cursor_open(ckpt_cursor *c, hid_t dset, const ckpt_var *v, size_t elsiz
 
 	memset(c, 0, sizeof *c);
 	c->var = v;
-	c->done = v->nelems == 0;
+	if ((c->done = v->nelems == 0))
+		return 0; /* nothing to plan: a dimension may be 0 */
 	ckpt_slab_plan(v->rank, v->dims, chunk_of(dset, v->rank, chunk),
 	               max_bytes / (elsize ? elsize : 1), &c->split, &c->step);
 	return 0;

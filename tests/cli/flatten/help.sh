@@ -1,0 +1,10 @@
+run ckpt-flatten --help
+expect_status 0
+expect_out '^usage: ckpt-flatten '
+expect_out '--bundle'
+run ckpt-flatten --version
+expect_out '^ckpt-flatten [0-9]'
+run ckpt-unflatten --help
+expect_status 0
+expect_out '^usage: ckpt-unflatten '
+expect_out '--template'
