@@ -11,6 +11,7 @@ n=0
 while read -r f; do
 	case ${f##*/} in
 	tcomplex*.h5) continue ;;        # HDF5 2.0 complex class: HDF5 1.10 cannot open it
+	tbigdims.h5) continue ;;         # 4 GiB of fill values: minutes, and 4 GiB written
 	tfilters.h5) continue ;;         # external raw data file not shipped
 	tudfilter*.h5) continue ;;       # user filter 300: not registered anywhere
 	bitshuffle_datasets.hdf5) continue ;;   # filter 32008: no Debian plugin loads here
@@ -24,15 +25,21 @@ while read -r f; do
 	if ckpt-flatten -q -o x.bin "$f" 2>/dev/null; then
 		ckpt-unflatten -q --template "$f" -o y.h5 x.bin 2>err || fail "${f##*/}: $(cat err)"
 		ckpt-flatten -q y.h5 | cmp -s - x.bin || fail "${f##*/}: values differ"
-	else	# several types: one variable at a time, each in its own type
+	else	# several types: all variables of one type at a time, into the
+		# file itself (the output may be the template)
 		cp "$f" y.h5
-		ckpt-read --names "$f" | while read -r v; do
-			glob=$(printf '%s\n' "$v" | sed 's/[][*?\\]/\\&/g')
-			ckpt-flatten -q --only "$glob" -o x.bin y.h5 2>/dev/null || continue
-			ckpt-unflatten -q -f --only "$glob" --template y.h5 -o y.h5 x.bin 2>err ||
-				fail "${f##*/}: $v: $(cat err)"
+		ckpt-read --tsv "$f" | awk -F '\t' 'NR > 1 { print $3 }' | sort -u |
+			grep -Ex 'bool|u?int(8|16|32|64)|b?float(16|32|64)' >types
+		while read -r t; do
+			# (names in these files are plain: no tabs, newlines or spaces)
+			set -- $(ckpt-read --tsv "$f" | awk -F '\t' -v t="$t" \
+				'NR > 1 && $3 == t { print "--only"; print $2 }' | sed 's/[][*?\\]/\\&/g')
+			ckpt-flatten -q "$@" -o x.bin y.h5 2>err || fail "${f##*/}: $t: $(cat err)"
+			ckpt-unflatten -q -f "$@" --template y.h5 -o y.h5 x.bin 2>err ||
+				fail "${f##*/}: $t: $(cat err)"
 			rm -f x.bin
-		done || exit 1
+		done <types
+		[ -s types ] || fail "${f##*/}: no numeric types found"
 	fi
 	# every variable the same, but for those no one can compare (vlen data)
 	ckpt-diff --bitwise "$f" y.h5 >d.out 2>&1 ||
