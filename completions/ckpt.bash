@@ -35,6 +35,12 @@ _ckpt()
 	*ckpt-diff) opts="--atol --rtol --ulps --bitwise -n --stats --json --only
 		--exclude --strip-prefix --add-prefix --progress --quiet --help --version
 		-q -h -V" ;;
+	*ckpt-flatten) opts="-o -f --force --dtype --big-endian --manifest --bundle
+		--compress --size --only --exclude --strip-prefix --add-prefix
+		--progress --quiet --verbose --help --version -q -v -h -V" ;;
+	*ckpt-unflatten) opts="-o -f --force --template --manifest --dtype
+		--big-endian --only --exclude --progress --quiet --verbose --help
+		--version -q -v -h -V" ;;
 	*) opts="--help --version" ;;
 	esac
 
@@ -45,6 +51,15 @@ _ckpt()
 		return ;;
 	--sync)
 		COMPREPLY=($(compgen -W "params grads" -- "$cur"))
+		return ;;
+	--compress)
+		COMPREPLY=($(compgen -W "gzip zstd xz bzip2 lz4 none" -- "$cur"))
+		return ;;
+	--template)
+		_filedir '@(h5|hdf5)'
+		return ;;
+	--manifest)
+		_filedir tsv
 		return ;;
 	--dtype)
 		COMPREPLY=($(compgen -W "f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool" -- "$cur"))
@@ -61,6 +76,6 @@ _ckpt()
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		return
 	fi
-	_filedir '@(h5|hdf5|keras|tar|tgz|gz|zst|xz|zip)'
+	_filedir '@(h5|hdf5|keras|tar|tgz|gz|zst|xz|bz2|lz4|zip|bin)'
 }
-complete -F _ckpt ckpt-average ckpt-diff ckpt-read ckpt-train
+complete -F _ckpt ckpt-average ckpt-diff ckpt-flatten ckpt-read ckpt-train ckpt-unflatten

@@ -357,10 +357,8 @@ static void average_var(struct job *j, hid_t out, const ckpt_var *v0)
 			break;
 		progress_add(s[0].count * ckpt_dtype_size(v0->dtype) * m);
 	}
-	if (bad && !opt.quiet)
-		warn("variable '%s': %zu value%s out of the range of %s (%s)", v0->name,
-		     bad, bad == 1 ? "" : "s", ckpt_dtype_name(to),
-		     ckpt_dtype_is_float(to) ? "became inf" : "saturated");
+	if (!opt.quiet)
+		warn_out_of_range(v0->name, bad, to);
 	for (size_t i = 0; i < m; i++)
 		ckpt_slab_close(&s[i]);
 	for (int i = 0; i < 2; i++) {

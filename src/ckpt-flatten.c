@@ -142,19 +142,12 @@ static void emit(struct dest *d, const void *buf, size_t n)
 		die_lib();
 }
 
-static int host_is_big_endian(void)
-{
-	const uint16_t one = 1;
-
-	return *(const unsigned char *)&one == 0;
-}
-
 /* One variable's values, slab by slab: as they are read when they already
  * are what the flat vector holds, converted otherwise. */
 static void flatten_var(const ckpt_file *f, const ckpt_flat_entry *e,
                         const ckpt_flat *m, struct dest *d)
 {
-	int swap = m->big_endian != host_is_big_endian();
+	int swap = m->big_endian != ckpt_host_big_endian();
 	size_t size = ckpt_dtype_size(m->dtype), bad = 0;
 	void *buf = NULL;
 	ckpt_slab s;
@@ -178,10 +171,8 @@ static void flatten_var(const ckpt_file *f, const ckpt_flat_entry *e,
 	}
 	if (rc < 0)
 		die_lib();
-	if (bad && !opt.quiet)
-		warn("variable '%s': %zu value%s out of the range of %s (%s)",
-		     e->var->name, bad, bad == 1 ? "" : "s", ckpt_dtype_name(m->dtype),
-		     ckpt_dtype_is_float(m->dtype) ? "became inf" : "saturated");
+	if (!opt.quiet)
+		warn_out_of_range(e->var->name, bad, m->dtype);
 	ckpt_slab_close(&s);
 	free(buf);
 }

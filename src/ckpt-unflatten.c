@@ -232,19 +232,12 @@ static void create_var(hid_t fid, const ckpt_flat_entry *e)
 	H5Sclose(space);
 }
 
-static int host_is_big_endian(void)
-{
-	const uint16_t one = 1;
-
-	return *(const unsigned char *)&one == 0;
-}
-
 /* Fill one variable from FLAT, slab by slab. */
 static size_t fill_var(struct job *j, hid_t fid, const ckpt_flat_entry *e,
                        void *raw, void *conv)
 {
 	size_t fsize = ckpt_dtype_size(j->dtype), bad = 0;
-	int swap = j->big_endian != host_is_big_endian();
+	int swap = j->big_endian != ckpt_host_big_endian();
 	ckpt_var v = {.name = e->name, .dtype = e->dtype, .rank = e->rank,
 	              .nelems = e->count};
 	hid_t d = H5Dopen2(fid, e->name, H5P_DEFAULT), mt = ckpt_dtype_memtype(e->dtype);
@@ -274,10 +267,8 @@ static size_t fill_var(struct job *j, hid_t fid, const ckpt_flat_entry *e,
 			die("%s: variable '%s': %s", opt.out, e->name, ckpt_errmsg());
 		progress_add((uint64_t)got);
 	}
-	if (bad && !opt.quiet)
-		warn("variable '%s': %zu value%s out of the range of %s (%s)", e->name, bad,
-		     bad == 1 ? "" : "s", ckpt_dtype_name(e->dtype),
-		     ckpt_dtype_is_float(e->dtype) ? "became inf" : "saturated");
+	if (!opt.quiet)
+		warn_out_of_range(e->name, bad, e->dtype);
 	H5Tclose(mt);
 	H5Dclose(d);
 	return bad;

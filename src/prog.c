@@ -59,6 +59,14 @@ void warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+void warn_out_of_range(const char *var, size_t n, ckpt_dtype t)
+{
+	if (n)
+		warn("variable '%s': %zu value%s out of the range of %s (%s)", var, n,
+		     n == 1 ? "" : "s", ckpt_dtype_name(t),
+		     ckpt_dtype_is_float(t) ? "became inf" : "saturated");
+}
+
 void usage_error(const char *synopsis, const char *fmt, ...)
 {
 	va_list ap;

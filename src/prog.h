@@ -20,6 +20,10 @@ _Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void die_lib(void);
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* "variable 'v': N values out of the range of T (became inf|saturated)",
+ * unless n is 0. */
+void warn_out_of_range(const char *var, size_t n, ckpt_dtype t);
+
 /* Misuse: "prog: message", then the program's short usage line, exit 2. */
 _Noreturn void usage_error(const char *synopsis, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

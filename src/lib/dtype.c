@@ -533,6 +533,13 @@ size_t ckpt_convert(ckpt_dtype from, const void *src, ckpt_dtype to, void *dst,
 	return bad;
 }
 
+int ckpt_host_big_endian(void)
+{
+	const uint16_t one = 1;
+
+	return *(const unsigned char *)&one == 0;
+}
+
 void ckpt_swap_bytes(void *buf, size_t n, size_t elsize)
 {
 	unsigned char *p = buf;

@@ -68,6 +68,9 @@ size_t ckpt_from_double(ckpt_dtype t, const double *src, void *dst, size_t n);
 size_t ckpt_convert(ckpt_dtype from, const void *src, ckpt_dtype to, void *dst,
                     size_t n);
 
+/* Whether this machine stores values big-endian. */
+int ckpt_host_big_endian(void);
+
 /* Reverse the byte order of n values of elsize bytes, in place. */
 void ckpt_swap_bytes(void *buf, size_t n, size_t elsize);
 
