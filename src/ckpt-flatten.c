@@ -204,6 +204,44 @@ static ckpt_dtype flat_dtype(const ckpt_file *f, const ckpt_flat *m)
 	    "flat vector's with --dtype", f->name, a, b);
 }
 
+/* Write the flat vector (and its manifest) of the variables m lists. */
+static void flatten(const ckpt_file *f, ckpt_flat *m)
+{
+	struct dest d = {0};
+	ckpt_sink *msink = NULL;
+	uint64_t total = 0;
+
+	m->dtype = flat_dtype(f, m);
+	m->big_endian = opt.big_endian;
+	if (!(d.sink = ckpt_sink_open(opt.out, opt.force, opt.bundle ? "a bundle" :
+	                              "a flat vector")))
+		die_lib();
+	if (opt.manifest && !(msink = ckpt_sink_open(opt.manifest, opt.force, NULL)))
+		die_lib();
+	if (opt.bundle && !(d.bundle = ckpt_bundle_create(d.sink, opt.compress ?
+	                    opt.compress : ckpt_bundle_compression(opt.out), m)))
+		die_lib();
+	for (size_t i = 0; i < m->n; i++)
+		total += m->e[i].var->nbytes;
+	progress_start(opt.quiet ? -1 : opt.progress, total, "flattening");
+	for (size_t i = 0; i < m->n; i++)
+		flatten_var(f, &m->e[i], m, &d);
+	progress_end();
+	if (d.bundle && ckpt_bundle_finish(d.bundle) < 0)
+		die_lib();
+	if (msink) {
+		write_manifest(msink, m);
+		if (ckpt_sink_commit(msink) < 0)
+			die_lib();
+	}
+	if (ckpt_sink_commit(d.sink) < 0)
+		die_lib();
+	if (opt.verbose)
+		warn("%zu variable%s, %" PRIu64 " %s values (%" PRIu64 " bytes)", m->n,
+		     m->n == 1 ? "" : "s", m->count, ckpt_dtype_name(m->dtype),
+		     ckpt_flat_bytes(m));
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -211,9 +249,6 @@ int main(int argc, char **argv)
 	ckpt_file **in = NULL;
 	size_t nin = 0;
 	ckpt_flat m;
-	struct dest d = {0};
-	ckpt_sink *msink = NULL;
-	uint64_t total = 0;
 
 	prog_init(argv[0]);
 	parse_options(argc, argv);
@@ -226,39 +261,10 @@ int main(int argc, char **argv)
 	if (m.n == 0)
 		die("%s: no numeric variable%s to flatten", in[0]->name,
 		    opt.sel.nonly || opt.sel.nexclude ? " selected" : "");
-	if (opt.size) {
+	if (opt.size)
 		printf("%" PRIu64 "\n", m.count);
-		return finish(0);
-	}
-	m.dtype = flat_dtype(in[0], &m);
-	m.big_endian = opt.big_endian;
-	if (!(d.sink = ckpt_sink_open(opt.out, opt.force, opt.bundle ? "a bundle" :
-	                              "a flat vector")))
-		die_lib();
-	if (opt.manifest && !(msink = ckpt_sink_open(opt.manifest, opt.force, NULL)))
-		die_lib();
-	if (opt.bundle && !(d.bundle = ckpt_bundle_create(d.sink, opt.compress ?
-	                    opt.compress : ckpt_bundle_compression(opt.out), &m)))
-		die_lib();
-	for (size_t i = 0; i < m.n; i++)
-		total += m.e[i].var->nbytes;
-	progress_start(opt.quiet ? -1 : opt.progress, total, "flattening");
-	for (size_t i = 0; i < m.n; i++)
-		flatten_var(in[0], &m.e[i], &m, &d);
-	progress_end();
-	if (d.bundle && ckpt_bundle_finish(d.bundle) < 0)
-		die_lib();
-	if (msink) {
-		write_manifest(msink, &m);
-		if (ckpt_sink_commit(msink) < 0)
-			die_lib();
-	}
-	if (ckpt_sink_commit(d.sink) < 0)
-		die_lib();
-	if (opt.verbose)
-		warn("%zu variable%s, %" PRIu64 " %s values (%" PRIu64 " bytes)", m.n,
-		     m.n == 1 ? "" : "s", m.count, ckpt_dtype_name(m.dtype),
-		     ckpt_flat_bytes(&m));
+	else
+		flatten(in[0], &m);
 	ckpt_flat_free(&m);
 	ckpt_close_inputs(in, nin);
 	ckpt_select_free(&opt.sel);

@@ -103,3 +103,39 @@ for pair in "identical:b0.h5 b0copy.h5" "all different:b0.h5 b1.h5"; do
 	set -- $(measure sh -c "'$B/bin/ckpt-diff' -q '$a' '$b'; [ \$? -le 1 ]")
 	row "ckpt-diff -q ($what)" "$1" "$2" "$floor" "$h5d"
 done
+
+echo "== ckpt-flatten and ckpt-unflatten of a 1 GiB checkpoint"
+size=$(wc -c <"$W/b0.h5")
+cat "$W/b0.h5" >/dev/null
+set -- $(measure cat "$W/b0.h5"); rd=$1
+set -- $(measure sh -c "head -c $size /dev/zero >'$W/zero.out'"); wr=$1
+floor=$(awk -v a="$rd" -v b="$wr" 'BEGIN { print a + b }')
+row "floor: cat input" "$rd" 0 "$rd"
+row "floor: cat input + write output" "$floor" 0 "$floor"
+set -- $(measure "$B/bin/ckpt-flatten" -o /dev/null "$W/b0.h5")
+row "ckpt-flatten -o /dev/null" "$1" "$2" "$rd"
+if [ -n "$PY" ]; then
+	set -- $(measure "$PY" tests/bench/flatten.py "$W/b0.h5" "$W/py.out"); py=$1
+	row "h5py + numpy script" "$1" "$2" "$floor"
+else
+	py=
+fi
+set -- $(measure "$B/bin/ckpt-flatten" -o "$W/flat.out" "$W/b0.h5")
+row "ckpt-flatten -o FILE" "$1" "$2" "$floor" "$py"
+set -- $(measure "$B/bin/ckpt-flatten" --bundle -o "$W/bundle.out" "$W/b0.h5")
+row "ckpt-flatten --bundle (tar)" "$1" "$2" "$floor" "$py"
+"$B/bin/ckpt-flatten" -o "$W/b0.flat" "$W/b0.h5"
+"$B/bin/ckpt-flatten" --bundle -o "$W/b0.tar" "$W/b0.h5"
+cat "$W/b0.flat" >/dev/null
+if [ -n "$PY" ]; then
+	set -- $(measure "$PY" tests/bench/unflatten.py "$W/b0.h5" "$W/b0.flat" "$W/py.out"); py=$1
+	row "h5py + numpy script (set_flat)" "$1" "$2" "$floor"
+else
+	py=
+fi
+set -- $(measure "$B/bin/ckpt-unflatten" --template "$W/b0.h5" -o "$W/unflat.out" "$W/b0.flat")
+row "ckpt-unflatten --template" "$1" "$2" "$floor" "$py"
+set -- $(measure "$B/bin/ckpt-unflatten" -o "$W/unflat.out" "$W/b0.tar")
+row "ckpt-unflatten (bundle)" "$1" "$2" "$floor" "$py"
+rm -f "$W/zero.out" "$W/py.out" "$W/flat.out" "$W/bundle.out" "$W/unflat.out" \
+	"$W/b0.flat" "$W/b0.tar"
