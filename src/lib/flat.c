@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -633,7 +634,7 @@ void ckpt_bundle_abort(ckpt_bundle *b)
 /* ---- reading ------------------------------------------------------------ */
 
 #define PEEK 512
-#define FEED (1u << 16)
+#define FEED (1u << 20)
 
 struct ckpt_flat_in {
 	char *name;
@@ -644,8 +645,20 @@ struct ckpt_flat_in {
 	struct archive *a;     /* a bundle */
 	ckpt_flat manifest;
 	int is_bundle;
-	uLong crc;
 	unsigned char *feed;   /* the bundle reader's buffer */
+	/* The checksum is computed by a thread, on a copy of what was read,
+	 * while the caller goes on: the next read waits for it. */
+	uLong crc;
+	unsigned char *copy[2];
+	size_t cap[2];
+	int cur;
+	struct crc_job {
+		pthread_t thread;
+		uLong *crc;
+		const unsigned char *p;
+		size_t n;
+		int running;
+	} job;
 };
 
 /* Read from the fd, the peeked bytes first; returns bytes, 0 at the end. */
@@ -850,27 +863,73 @@ uint64_t ckpt_flat_in_size(const ckpt_flat_in *in)
 	return in->size;
 }
 
-int64_t ckpt_flat_in_read(ckpt_flat_in *in, void *buf, size_t n)
+static void *crc_work(void *arg)
+{
+	struct crc_job *j = arg;
+
+	for (size_t off = 0; off < j->n; off += 1u << 30) /* crc32 takes a uInt */
+		*j->crc = crc32(*j->crc, j->p + off,
+		                (uInt)(j->n - off < (1u << 30) ? j->n - off : 1u << 30));
+	return NULL;
+}
+
+static void crc_wait(ckpt_flat_in *in)
+{
+	if (in->job.running)
+		pthread_join(in->job.thread, NULL);
+	in->job.running = 0;
+}
+
+/* Checksum n bytes at p (which stay untouched until crc_wait()). */
+static void crc_start(ckpt_flat_in *in, const unsigned char *p, size_t n)
+{
+	in->job = (struct crc_job){.crc = &in->crc, .p = p, .n = n};
+	if (pthread_create(&in->job.thread, NULL, crc_work, &in->job) == 0)
+		in->job.running = 1;
+	else
+		crc_work(&in->job);
+}
+
+static int64_t read_some(ckpt_flat_in *in, unsigned char *buf, size_t n)
 {
 	size_t got = 0;
 
 	while (got < n) {
-		ssize_t r;
+		ssize_t r = in->is_bundle ? archive_read_data(in->a, buf + got, n - got)
+		                          : raw_read(in, buf + got, n - got);
 
-		if (in->is_bundle) {
-			r = archive_read_data(in->a, (char *)buf + got, n - got);
-			if (r < 0)
-				return bundle_read_err(in, "bundle unreadable");
-		} else if ((r = raw_read(in, (char *)buf + got, n - got)) < 0) {
-			return ckpt_seterr_errno(in->name);
-		}
+		if (r < 0)
+			return in->is_bundle ? bundle_read_err(in, "bundle unreadable")
+			                     : ckpt_seterr_errno(in->name);
 		if (r == 0)
 			break;
-		if (in->is_bundle)
-			in->crc = crc32(in->crc, (const Bytef *)buf + got, (uInt)r);
 		got += (size_t)r;
 	}
 	return (int64_t)got;
+}
+
+int64_t ckpt_flat_in_read(ckpt_flat_in *in, void *buf, size_t n)
+{
+	unsigned char *b;
+	int64_t got;
+
+	if (!in->is_bundle)
+		return read_some(in, buf, n);
+	if (in->cap[in->cur] < n) {
+		free(in->copy[in->cur]);
+		if (!(in->copy[in->cur] = malloc(n)))
+			return in->cap[in->cur] = 0, ckpt_seterr("out of memory");
+		in->cap[in->cur] = n;
+	}
+	b = in->copy[in->cur];
+	got = read_some(in, b, n);
+	crc_wait(in); /* on the other copy: before the next checksum starts */
+	if (got <= 0)
+		return got;
+	memcpy(buf, b, (size_t)got);
+	crc_start(in, b, (size_t)got);
+	in->cur ^= 1;
+	return got;
 }
 
 int ckpt_flat_in_end(ckpt_flat_in *in, uint64_t *extra)
@@ -885,6 +944,7 @@ int ckpt_flat_in_end(ckpt_flat_in *in, uint64_t *extra)
 	*extra = 0;
 	while ((r = ckpt_flat_in_read(in, sink, sizeof sink)) > 0)
 		*extra += (uint64_t)r;
+	crc_wait(in);
 	if (r < 0)
 		return -1;
 	if (!in->is_bundle)
@@ -914,6 +974,9 @@ void ckpt_flat_in_close(ckpt_flat_in *in)
 {
 	if (!in)
 		return;
+	crc_wait(in);
+	free(in->copy[0]);
+	free(in->copy[1]);
 	if (in->a)
 		archive_read_free(in->a);
 	if (in->own_fd && in->fd >= 0)

@@ -112,8 +112,10 @@ set -- $(measure sh -c "head -c $size /dev/zero >'$W/zero.out'"); wr=$1
 floor=$(awk -v a="$rd" -v b="$wr" 'BEGIN { print a + b }')
 row "floor: cat input" "$rd" 0 "$rd"
 row "floor: cat input + write output" "$floor" 0 "$floor"
-set -- $(measure "$B/bin/ckpt-flatten" -o /dev/null "$W/b0.h5")
-row "ckpt-flatten -o /dev/null" "$1" "$2" "$rd"
+set -- $(measure sh -c "cat '$W/b0.h5' | cat >/dev/null"); pipe=$1
+row "floor: cat input | cat" "$1" 0 "$pipe"
+set -- $(measure sh -c "'$B/bin/ckpt-flatten' '$W/b0.h5' | cat >/dev/null")
+row "ckpt-flatten | cat" "$1" "$2" "$pipe"
 if [ -n "$PY" ]; then
 	set -- $(measure "$PY" tests/bench/flatten.py "$W/b0.h5" "$W/py.out"); py=$1
 	row "h5py + numpy script" "$1" "$2" "$floor"
