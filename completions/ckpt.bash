@@ -41,6 +41,9 @@ _ckpt()
 	*ckpt-unflatten) opts="-o -f --force --template --manifest --dtype
 		--big-endian --only --exclude --progress --quiet --verbose --help
 		--version -q -v -h -V" ;;
+	*ckpt-merge) opts="-o -f --force --strip-prefix --add-prefix --rename
+		--only --exclude --cast --strict --add -n --dry-run --split --by --join
+		--quiet --verbose --help --version -q -v -h -V" ;;
 	*) opts="--help --version" ;;
 	esac
 
@@ -51,6 +54,11 @@ _ckpt()
 		return ;;
 	--sync)
 		COMPREPLY=($(compgen -W "params grads" -- "$cur"))
+		return ;;
+	--by)
+		COMPREPLY=($(compgen -W "round-robin size" -- "$cur"))
+		return ;;
+	--rename|--split)
 		return ;;
 	--compress)
 		COMPREPLY=($(compgen -W "gzip zstd xz bzip2 lz4 none" -- "$cur"))
@@ -78,4 +86,4 @@ _ckpt()
 	fi
 	_filedir '@(h5|hdf5|keras|tar|tgz|gz|zst|xz|bz2|lz4|zip|bin)'
 }
-complete -F _ckpt ckpt-average ckpt-diff ckpt-flatten ckpt-read ckpt-train ckpt-unflatten
+complete -F _ckpt ckpt-average ckpt-diff ckpt-flatten ckpt-merge ckpt-read ckpt-train ckpt-unflatten

@@ -20,5 +20,6 @@
 #include "combine.h"
 #include "linear.h"
 #include "flat.h"
+#include "shard.h"
 
 #endif

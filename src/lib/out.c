@@ -34,7 +34,7 @@ struct ckpt_sink {
 
 /* ---- removal of temporaries on signals --------------------------------- */
 
-#define MAX_PENDING 16
+#define MAX_PENDING 512 /* ckpt-merge --split writes up to 256 at once */
 static char *volatile pending[MAX_PENDING];
 
 static void on_signal(int sig)
@@ -632,8 +632,7 @@ static int copy_var(const ckpt_file *src, const ckpt_var *v, hid_t dst,
 	}
 }
 
-int ckpt_copy_structure(const ckpt_file *src, hid_t dst, ckpt_copy_fn decide,
-                        void *user)
+int ckpt_copy_root_attrs(const ckpt_file *src, hid_t dst)
 {
 	hid_t sroot = H5Gopen2(src->fid, "/", H5P_DEFAULT);
 	hid_t droot = H5Gopen2(dst, "/", H5P_DEFAULT);
@@ -643,21 +642,36 @@ int ckpt_copy_structure(const ckpt_file *src, hid_t dst, ckpt_copy_fn decide,
 		H5Gclose(sroot);
 	if (droot >= 0)
 		H5Gclose(droot);
-	for (size_t i = 0; i < src->nobjs && rc == 0; i++) {
-		const ckpt_obj *o = &src->objs[i];
+	return rc;
+}
 
-		if (o->kind == CKPT_OBJ_GROUP)
-			rc = copy_group(src, dst, o->path);
-		else if (o->kind == CKPT_OBJ_DATATYPE &&
-		         H5Ocopy(src->fid, o->path, dst, o->path, H5P_DEFAULT,
-		                 H5P_DEFAULT) < 0)
-			rc = ckpt_seterr_h5("%s: datatype '%s': cannot copy", src->name,
-			                    o->path);
-		else if (o->kind == CKPT_OBJ_VAR)
-			rc = copy_var(src, &src->vars[o->var], dst, decide, user);
-		else if (o->kind == CKPT_OBJ_SOFTLINK && H5Lcreate_soft(o->target, dst, o->path, H5P_DEFAULT,
-		                        H5P_DEFAULT) < 0)
-			rc = ckpt_seterr_h5("%s: link '%s': cannot copy", src->name, o->path);
+int ckpt_copy_obj(const ckpt_file *src, const ckpt_obj *o, hid_t dst,
+                  ckpt_copy_fn decide, void *user)
+{
+	switch (o->kind) {
+	case CKPT_OBJ_GROUP:
+		return copy_group(src, dst, o->path);
+	case CKPT_OBJ_DATATYPE:
+		if (H5Ocopy(src->fid, o->path, dst, o->path, H5P_DEFAULT, H5P_DEFAULT) < 0)
+			return ckpt_seterr_h5("%s: datatype '%s': cannot copy", src->name,
+			                      o->path);
+		return 0;
+	case CKPT_OBJ_VAR:
+		return copy_var(src, &src->vars[o->var], dst, decide, user);
+	case CKPT_OBJ_SOFTLINK:
+		if (H5Lcreate_soft(o->target, dst, o->path, H5P_DEFAULT, H5P_DEFAULT) < 0)
+			return ckpt_seterr_h5("%s: link '%s': cannot copy", src->name, o->path);
+		return 0;
 	}
+	return 0;
+}
+
+int ckpt_copy_structure(const ckpt_file *src, hid_t dst, ckpt_copy_fn decide,
+                        void *user)
+{
+	int rc = ckpt_copy_root_attrs(src, dst);
+
+	for (size_t i = 0; i < src->nobjs && rc == 0; i++)
+		rc = ckpt_copy_obj(src, &src->objs[i], dst, decide, user);
 	return rc;
 }

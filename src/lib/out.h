@@ -78,4 +78,11 @@ typedef ckpt_copy_action (*ckpt_copy_fn)(const ckpt_var *v, ckpt_dtype *dtype,
 int ckpt_copy_structure(const ckpt_file *src, hid_t dst, ckpt_copy_fn decide,
                         void *user);
 
+/* The two steps of ckpt_copy_structure(), for copies that take objects
+ * from several files: the root group's attributes, and one object of
+ * src's walk (a group empty, with its properties and attributes). */
+int ckpt_copy_root_attrs(const ckpt_file *src, hid_t dst);
+int ckpt_copy_obj(const ckpt_file *src, const ckpt_obj *o, hid_t dst,
+                  ckpt_copy_fn decide, void *user);
+
 #endif

@@ -3,6 +3,7 @@
 #include "err.h"
 
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@ void ckpt_select_free(ckpt_select *s)
 {
 	free(s->only);
 	free(s->exclude);
+	free(s->rename);
 	ckpt_select_init(s);
 }
 
@@ -39,11 +41,57 @@ int ckpt_select_exclude(ckpt_select *s, const char *glob)
 	return append(&s->exclude, &s->nexclude, glob);
 }
 
+/* "FROM=TO": both exact, or each with one '*'. */
+int ckpt_select_rename(ckpt_select *s, const char *spec)
+{
+	const char *eq = strchr(spec, '='), *star;
+	size_t from_stars = 0, to_stars = 0;
+
+	if (!eq || eq == spec || !eq[1] || strchr(eq + 1, '='))
+		return ckpt_seterr("--rename '%s': not FROM=TO", spec);
+	for (star = spec; star < eq; star++)
+		from_stars += *star == '*';
+	for (star = eq + 1; *star; star++)
+		to_stars += *star == '*';
+	if (from_stars > 1 || to_stars > 1 || from_stars != to_stars)
+		return ckpt_seterr("--rename '%s': a '*' on each side or on neither", spec);
+	return append(&s->rename, &s->nrename, spec);
+}
+
+/* Apply the first rename rule that fits name; NULL when none does. */
+static char *renamed(const ckpt_select *s, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < s->nrename; i++) {
+		const char *r = s->rename[i], *eq = strchr(r, '='), *star = memchr(r, '*', (size_t)(eq - r));
+		const char *to = eq + 1, *tstar = strchr(to, '*');
+		size_t pre = star ? (size_t)(star - r) : (size_t)(eq - r);
+		size_t suf = star ? (size_t)(eq - star - 1) : 0, mid;
+		char *out;
+
+		if (!star) {
+			if (n == pre && strncmp(name, r, pre) == 0)
+				return strdup(to);
+			continue;
+		}
+		if (n < pre + suf || strncmp(name, r, pre) != 0 ||
+		    strncmp(name + n - suf, star + 1, suf) != 0)
+			continue;
+		mid = n - pre - suf;
+		if (!(out = malloc(strlen(to) + mid + 1)))
+			return NULL;
+		sprintf(out, "%.*s%.*s%s", (int)(tstar - to), to, (int)mid, name + pre, tstar + 1);
+		return out;
+	}
+	return NULL;
+}
+
 char *ckpt_select_map(const ckpt_select *s, const char *name)
 {
 	const char *add = s->add_prefix ? s->add_prefix : "";
 	size_t plen = s->strip_prefix ? strlen(s->strip_prefix) : 0;
-	char *out;
+	char *out, *r;
 
 	if (plen && strncmp(name, s->strip_prefix, plen) == 0)
 		name += plen;
@@ -51,6 +99,10 @@ char *ckpt_select_map(const ckpt_select *s, const char *name)
 		return NULL;
 	strcpy(out, add);
 	strcat(out, name);
+	if (s->nrename && (r = renamed(s, out))) {
+		free(out);
+		out = r;
+	}
 	return out;
 }
 

@@ -1,9 +1,9 @@
 /* select.h - the name options every program shares: --only GLOB and
  * --exclude GLOB (fnmatch on the whole name, '*' also matching '/'),
- * --strip-prefix P and --add-prefix P.
+ * --strip-prefix P and --add-prefix P, and --rename FROM=TO.
  *
- * Names are mapped first (strip, then add); the globs then apply to the
- * mapped name.  With no --only every name is selected. */
+ * Names are mapped first (strip, add, rename); the globs then apply to
+ * the mapped name.  With no --only every name is selected. */
 #ifndef CKPT_SELECT_H
 #define CKPT_SELECT_H
 
@@ -15,6 +15,8 @@ typedef struct ckpt_select {
 	const char **exclude;
 	size_t nexclude;
 	const char *strip_prefix, *add_prefix;
+	const char **rename;    /* "FROM=TO" */
+	size_t nrename;
 } ckpt_select;
 
 void ckpt_select_init(ckpt_select *s);
@@ -23,6 +25,12 @@ void ckpt_select_free(ckpt_select *s);
 /* Add a glob (kept by reference: it usually points into argv). */
 int ckpt_select_only(ckpt_select *s, const char *glob);
 int ckpt_select_exclude(ckpt_select *s, const char *glob);
+
+/* --rename FROM=TO: a name equal to FROM becomes TO; or, with one '*' on
+ * each side, a name that FROM matches becomes TO with the '*' replaced by
+ * what it matched.  Applied after the prefixes, first fitting rule only.
+ * -1 with a message for a malformed rule. */
+int ckpt_select_rename(ckpt_select *s, const char *spec);
 
 /* The mapped name, newly allocated (NULL when out of memory). */
 char *ckpt_select_map(const ckpt_select *s, const char *name);

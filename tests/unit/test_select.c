@@ -59,12 +59,49 @@ static void prefixes(void **state)
 	ckpt_select_free(&s);
 }
 
+static void expect_map(const ckpt_select *s, const char *name, const char *want)
+{
+	char *m = ckpt_select_map(s, name);
+
+	assert_string_equal(m, want);
+	free(m);
+}
+
+static void renames(void **state)
+{
+	ckpt_select s;
+
+	(void)state;
+	ckpt_select_init(&s);
+	assert_int_equal(ckpt_select_rename(&s, "dense_1/*=dense/*"), 0);
+	assert_int_equal(ckpt_select_rename(&s, "step=optimizer/step"), 0);
+	assert_int_equal(ckpt_select_rename(&s, "*:0=*"), 0);
+	expect_map(&s, "dense_1/kernel:0", "dense/kernel:0"); /* first rule only */
+	expect_map(&s, "dense_1/", "dense/");
+	expect_map(&s, "step", "optimizer/step");
+	expect_map(&s, "steps", "steps");
+	expect_map(&s, "conv/bias:0", "conv/bias");
+	expect_map(&s, ":0", "");
+	s.strip_prefix = "w3/"; /* prefixes first, then renames */
+	expect_map(&s, "w3/dense_1/b", "dense/b");
+	ckpt_select_free(&s);
+	for (const char **bad = (const char *[]){"a", "=b", "a=", "a=b=c", "a*=b",
+	                                         "a=b*", "**=x*", "*a*=*b*", NULL};
+	     *bad; bad++) {
+		ckpt_select_init(&s);
+		assert_int_equal(ckpt_select_rename(&s, *bad), -1);
+		assert_non_null(strstr(ckpt_errmsg(), "--rename"));
+		ckpt_select_free(&s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(everything_by_default),
 		cmocka_unit_test(only_and_exclude),
 		cmocka_unit_test(prefixes),
+		cmocka_unit_test(renames),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,379 @@
+/* shard.c - splitting a checkpoint into shards and joining them. */
+#include "shard.h"
+#include "err.h"
+#include "flat.h"
+#include "out.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const by_names[] = {"round-robin", "size"};
+
+/* ---- splitting ------------------------------------------------------------ */
+
+static const ckpt_file *sort_file; /* qsort has no context argument */
+
+static int larger_first(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	uint64_t x = sort_file->vars[i].nbytes, y = sort_file->vars[j].nbytes;
+
+	return x != y ? (x < y ? 1 : -1) : (i > j) - (i < j);
+}
+
+int ckpt_shard_assign(const ckpt_file *f, size_t k, ckpt_shard_by by, size_t *owner)
+{
+	size_t *order;
+	uint64_t *load;
+
+	for (size_t i = 0; i < f->nvars; i++)
+		owner[i] = i % k;
+	if (by == CKPT_BY_ROUND_ROBIN)
+		return 0;
+	order = malloc(f->nvars * sizeof *order + 1);
+	load = calloc(k, sizeof *load);
+	if (!order || !load) {
+		free(order);
+		free(load);
+		return ckpt_seterr("out of memory");
+	}
+	for (size_t i = 0; i < f->nvars; i++)
+		order[i] = i;
+	sort_file = f;
+	qsort(order, f->nvars, sizeof *order, larger_first);
+	for (size_t i = 0; i < f->nvars; i++) {
+		size_t best = 0;
+
+		for (size_t s = 1; s < k; s++)
+			if (load[s] < load[best])
+				best = s;
+		owner[order[i]] = best;
+		load[best] += f->vars[order[i]].nbytes;
+	}
+	free(order);
+	free(load);
+	return 0;
+}
+
+char *ckpt_shard_format(const ckpt_file *f, const size_t *owner, size_t index,
+                        size_t k, ckpt_shard_by by)
+{
+	size_t cap = 128, len;
+	char *text = malloc(cap);
+
+	if (!text)
+		return NULL;
+	len = (size_t)snprintf(text, cap, "#ckpt-shard\t1\tindex=%zu\tcount=%zu\tby=%s\n",
+	                       index, k, by_names[by]);
+	for (size_t i = 0; i < f->nvars; i++) {
+		char *name = ckpt_flat_escape(f->vars[i].name), *nt;
+		size_t need = name ? strlen(name) + 24 : 0;
+
+		if (!name)
+			goto oom;
+		while (len + need >= cap)
+			cap *= 2;
+		if (!(nt = realloc(text, cap))) {
+			free(name);
+			goto oom;
+		}
+		text = nt;
+		len += (size_t)sprintf(text + len, "%s\t%zu\n", name, owner[i]);
+		free(name);
+	}
+	return text;
+oom:
+	free(text);
+	return NULL;
+}
+
+int ckpt_shard_write_attr(hid_t fid, const char *text)
+{
+	hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR), a = -1;
+	int rc = -1;
+
+	/* a variable-length string lives in the global heap: no 64 KiB limit */
+	if (t >= 0 && H5Tset_size(t, H5T_VARIABLE) >= 0 && H5Tset_cset(t, H5T_CSET_UTF8) >= 0 &&
+	    sp >= 0 && (a = H5Acreate2(fid, CKPT_SHARD_ATTR, t, sp, H5P_DEFAULT,
+	                               H5P_DEFAULT)) >= 0 &&
+	    H5Awrite(a, t, &text) >= 0)
+		rc = 0;
+	else
+		ckpt_seterr_h5("cannot write the shard attribute");
+	if (a >= 0)
+		H5Aclose(a);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (t >= 0)
+		H5Tclose(t);
+	return rc;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+static char *read_text_attr(const ckpt_file *f)
+{
+	hid_t a = -1, t = -1, mt = -1, sp = -1;
+	char *text = NULL, *copy = NULL;
+
+	if (H5Aexists_by_name(f->fid, "/", CKPT_SHARD_ATTR, H5P_DEFAULT) <= 0) {
+		ckpt_seterr("%s: not a shard (no %s attribute; shards are made by "
+		            "ckpt-merge --split)", f->name, CKPT_SHARD_ATTR);
+		return NULL;
+	}
+	a = H5Aopen_by_name(f->fid, "/", CKPT_SHARD_ATTR, H5P_DEFAULT, H5P_DEFAULT);
+	if (a >= 0 && (t = H5Aget_type(a)) >= 0 && (sp = H5Aget_space(a)) >= 0 &&
+	    H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0 &&
+	    H5Sget_simple_extent_npoints(sp) == 1 && (mt = H5Tcopy(t)) >= 0 &&
+	    H5Aread(a, mt, &text) >= 0 && text) {
+		copy = strdup(text);
+		H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, &text);
+		if (!copy)
+			ckpt_seterr("out of memory");
+	} else {
+		ckpt_seterr("%s: its %s attribute is not a string", f->name, CKPT_SHARD_ATTR);
+	}
+	if (mt >= 0)
+		H5Tclose(mt);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (t >= 0)
+		H5Tclose(t);
+	if (a >= 0)
+		H5Aclose(a);
+	return copy;
+}
+
+static int parse_size(const char *s, size_t len, size_t *out)
+{
+	size_t v = 0;
+
+	if (len == 0 || len > 9)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (size_t)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_header(ckpt_shard_info *info, const char *line, size_t len,
+                        const char *what)
+{
+	int have = 0;
+	const char *p = line, *end = line + len;
+
+	if (len < 14 || memcmp(line, "#ckpt-shard\t1\t", 14) != 0)
+		return ckpt_seterr("%s: its %s attribute is not one this program reads",
+		                   what, CKPT_SHARD_ATTR);
+	for (p += 14; p < end;) {
+		const char *tab = memchr(p, '\t', (size_t)(end - p)), *f_end = tab ? tab : end;
+		size_t fl = (size_t)(f_end - p);
+
+		if (fl > 6 && memcmp(p, "index=", 6) == 0 &&
+		    parse_size(p + 6, fl - 6, &info->index) == 0)
+			have |= 1;
+		else if (fl > 6 && memcmp(p, "count=", 6) == 0 &&
+		         parse_size(p + 6, fl - 6, &info->count) == 0)
+			have |= 2;
+		p = f_end + (tab != NULL);
+	}
+	if (have != 3 || info->count == 0 || info->index >= info->count)
+		return ckpt_seterr("%s: its %s attribute has no valid index= and count=",
+		                   what, CKPT_SHARD_ATTR);
+	return 0;
+}
+
+int ckpt_shard_read(const ckpt_file *f, ckpt_shard_info *info)
+{
+	const char *p, *nl;
+	size_t cap = 0, lineno = 1;
+
+	memset(info, 0, sizeof *info);
+	if (!(info->text = read_text_attr(f)))
+		return -1;
+	nl = strchr(info->text, '\n');
+	if (parse_header(info, info->text, nl ? (size_t)(nl - info->text) :
+	                 strlen(info->text), f->name) < 0)
+		goto fail;
+	info->body = p = nl ? nl + 1 : info->text + strlen(info->text);
+	for (; *p; p = nl + 1) {
+		const char *tab;
+		size_t owner;
+
+		lineno++;
+		if (!(nl = strchr(p, '\n')) || !(tab = memchr(p, '\t', (size_t)(nl - p))) ||
+		    parse_size(tab + 1, (size_t)(nl - tab - 1), &owner) < 0 ||
+		    owner >= info->count) {
+			ckpt_seterr("%s: its %s attribute is malformed at line %zu", f->name,
+			            CKPT_SHARD_ATTR, lineno);
+			goto fail;
+		}
+		if (info->nvars == cap) {
+			char **nn;
+			size_t *no;
+
+			cap = cap ? 2 * cap : 64;
+			nn = realloc(info->names, cap * sizeof *nn);
+			if (nn)
+				info->names = nn;
+			no = realloc(info->owner, cap * sizeof *no);
+			if (no)
+				info->owner = no;
+			if (!nn || !no) {
+				ckpt_seterr("out of memory");
+				goto fail;
+			}
+		}
+		if (!(info->names[info->nvars] = ckpt_flat_unescape(p, (size_t)(tab - p)))) {
+			ckpt_seterr("%s: its %s attribute is malformed at line %zu: %s",
+			            f->name, CKPT_SHARD_ATTR, lineno, ckpt_errmsg());
+			goto fail;
+		}
+		info->owner[info->nvars++] = owner;
+	}
+	return 0;
+fail:
+	ckpt_shard_free(info);
+	return -1;
+}
+
+void ckpt_shard_free(ckpt_shard_info *info)
+{
+	for (size_t i = 0; i < info->nvars; i++)
+		free(info->names[i]);
+	free(info->names);
+	free(info->owner);
+	free(info->text);
+	memset(info, 0, sizeof *info);
+}
+
+/* ---- joining ------------------------------------------------------------ */
+
+int ckpt_shard_check(ckpt_file **shards, ckpt_shard_info *info, size_t n)
+{
+	size_t k = info[0].count;
+
+	for (size_t i = 1; i < n; i++)
+		if (info[i].count != k || strcmp(info[i].body, info[0].body) != 0)
+			return ckpt_seterr("%s and %s are shards of different checkpoints "
+			                   "(or of different splits)", shards[0]->name,
+			                   shards[i]->name);
+	/* put each at its index: a selection sort that finds duplicates */
+	for (size_t want = 0; want < k; want++) {
+		size_t at = n;
+
+		for (size_t i = want; i < n; i++) {
+			if (info[i].index != want)
+				continue;
+			if (at < n)
+				return ckpt_seterr("%s and %s are both shard %zu of %zu (shards "
+				                   "overlap)", shards[at]->name, shards[i]->name,
+				                   want, k);
+			at = i;
+		}
+		if (at == n)
+			return ckpt_seterr("shard %zu of %zu is missing", want, k);
+		if (at != want) {
+			ckpt_file *f = shards[at];
+			ckpt_shard_info t = info[at];
+
+			shards[at] = shards[want];
+			shards[want] = f;
+			info[at] = info[want];
+			info[want] = t;
+		}
+	}
+	if (n > k)
+		return ckpt_seterr("%s is a second copy of shard %zu of %zu (shards overlap)",
+		                   shards[k]->name, info[k].index, k);
+	/* each holds its share: no more, no less */
+	for (size_t s = 0; s < k; s++) {
+		size_t mine = 0;
+
+		for (size_t i = 0; i < info[0].nvars; i++) {
+			if (info[0].owner[i] != s)
+				continue;
+			mine++;
+			if (!ckpt_find(shards[s], info[0].names[i]))
+				return ckpt_seterr("%s: lacks variable '%s' (shard %zu of %zu "
+				                   "holds it)", shards[s]->name, info[0].names[i],
+				                   s, k);
+		}
+		if (shards[s]->nvars != mine)
+			return ckpt_seterr("%s: has %zu variables, shard %zu of %zu holds %zu",
+			                   shards[s]->name, shards[s]->nvars, s, k, mine);
+	}
+	return 0;
+}
+
+static ckpt_copy_action copy_whole(const ckpt_var *v, ckpt_dtype *dtype, void *user)
+{
+	(void)v, (void)dtype, (void)user;
+	return CKPT_COPY_WHOLE;
+}
+
+static int same_obj(const ckpt_obj *a, const ckpt_obj *b)
+{
+	return a->kind == b->kind && a->kind != CKPT_OBJ_VAR && strcmp(a->path, b->path) == 0;
+}
+
+/* Copy the object every shard has next (a group, link or datatype), and
+ * step past it everywhere. */
+static int copy_common(ckpt_file **shards, size_t k, size_t *cur, hid_t dst)
+{
+	const ckpt_obj *o = cur[0] < shards[0]->nobjs ? &shards[0]->objs[cur[0]] : NULL;
+
+	for (size_t s = 0; s < k; s++)
+		if (!o || cur[s] >= shards[s]->nobjs || !same_obj(o, &shards[s]->objs[cur[s]]))
+			return ckpt_seterr("%s and %s do not fit together (their groups "
+			                   "differ)", shards[0]->name, shards[s]->name);
+	for (size_t s = 0; s < k; s++)
+		cur[s]++;
+	return ckpt_copy_obj(shards[0], o, dst, copy_whole, NULL);
+}
+
+static int at_var(const ckpt_file *f, size_t cur, const char *name)
+{
+	const ckpt_obj *o = cur < f->nobjs ? &f->objs[cur] : NULL;
+
+	return o && o->kind == CKPT_OBJ_VAR && strcmp(f->vars[o->var].name, name) == 0;
+}
+
+int ckpt_shard_join(ckpt_file **shards, const ckpt_shard_info *info, hid_t dst)
+{
+	size_t k = info->count, *cur = calloc(k, sizeof *cur), left;
+	hid_t root;
+	int rc = ckpt_copy_root_attrs(shards[0], dst);
+
+	if (!cur)
+		return ckpt_seterr("out of memory");
+	if (rc == 0 && (root = H5Gopen2(dst, "/", H5P_DEFAULT)) >= 0) {
+		H5Adelete(root, CKPT_SHARD_ATTR);
+		H5Gclose(root);
+	}
+	/* The shards' walks are the original's, each without the others'
+	 * variables: take the next variable from its shard as soon as its
+	 * shard has it next, and what all have in common in between. */
+	for (size_t i = 0; i < info->nvars && rc == 0; i++) {
+		const ckpt_file *f = shards[info->owner[i]];
+		size_t *c = &cur[info->owner[i]];
+
+		while (rc == 0 && !at_var(f, *c, info->names[i]))
+			rc = copy_common(shards, k, cur, dst);
+		if (rc == 0)
+			rc = ckpt_copy_obj(f, &f->objs[(*c)++], dst, copy_whole, NULL);
+	}
+	for (left = shards[0]->nobjs - cur[0]; rc == 0 && left > 0; left--)
+		rc = copy_common(shards, k, cur, dst);
+	for (size_t s = 0; s < k && rc == 0; s++)
+		if (cur[s] != shards[s]->nobjs)
+			rc = ckpt_seterr("%s and %s do not fit together (their groups differ)",
+			                 shards[0]->name, shards[s]->name);
+	free(cur);
+	return rc;
+}
