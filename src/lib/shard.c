@@ -188,17 +188,17 @@ static int parse_header(ckpt_shard_info *info, const char *line, size_t len,
 	return 0;
 }
 
-int ckpt_shard_read(const ckpt_file *f, ckpt_shard_info *info)
+int ckpt_shard_parse(const char *text, ckpt_shard_info *info, const char *what)
 {
 	const char *p, *nl;
 	size_t cap = 0, lineno = 1;
 
 	memset(info, 0, sizeof *info);
-	if (!(info->text = read_text_attr(f)))
-		return -1;
+	if (!(info->text = strdup(text)))
+		return ckpt_seterr("out of memory");
 	nl = strchr(info->text, '\n');
 	if (parse_header(info, info->text, nl ? (size_t)(nl - info->text) :
-	                 strlen(info->text), f->name) < 0)
+	                 strlen(info->text), what) < 0)
 		goto fail;
 	info->body = p = nl ? nl + 1 : info->text + strlen(info->text);
 	for (; *p; p = nl + 1) {
@@ -209,7 +209,7 @@ int ckpt_shard_read(const ckpt_file *f, ckpt_shard_info *info)
 		if (!(nl = strchr(p, '\n')) || !(tab = memchr(p, '\t', (size_t)(nl - p))) ||
 		    parse_size(tab + 1, (size_t)(nl - tab - 1), &owner) < 0 ||
 		    owner >= info->count) {
-			ckpt_seterr("%s: its %s attribute is malformed at line %zu", f->name,
+			ckpt_seterr("%s: its %s attribute is malformed at line %zu", what,
 			            CKPT_SHARD_ATTR, lineno);
 			goto fail;
 		}
@@ -230,8 +230,8 @@ int ckpt_shard_read(const ckpt_file *f, ckpt_shard_info *info)
 			}
 		}
 		if (!(info->names[info->nvars] = ckpt_flat_unescape(p, (size_t)(tab - p)))) {
-			ckpt_seterr("%s: its %s attribute is malformed at line %zu: %s",
-			            f->name, CKPT_SHARD_ATTR, lineno, ckpt_errmsg());
+			ckpt_seterr("%s: its %s attribute is malformed at line %zu: %s", what,
+			            CKPT_SHARD_ATTR, lineno, ckpt_errmsg());
 			goto fail;
 		}
 		info->owner[info->nvars++] = owner;
@@ -240,6 +240,19 @@ int ckpt_shard_read(const ckpt_file *f, ckpt_shard_info *info)
 fail:
 	ckpt_shard_free(info);
 	return -1;
+}
+
+int ckpt_shard_read(const ckpt_file *f, ckpt_shard_info *info)
+{
+	char *text = read_text_attr(f);
+	int rc;
+
+	memset(info, 0, sizeof *info);
+	if (!text)
+		return -1;
+	rc = ckpt_shard_parse(text, info, f->name);
+	free(text);
+	return rc;
 }
 
 void ckpt_shard_free(ckpt_shard_info *info)

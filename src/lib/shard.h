@@ -45,6 +45,9 @@ typedef struct ckpt_shard_info {
 	char *text;
 } ckpt_shard_info;
 
+/* Parse the text of a shard attribute; what names it in messages. */
+int ckpt_shard_parse(const char *text, ckpt_shard_info *info, const char *what);
+
 /* Read and parse the attribute of f; -1 with a message when f has none
  * or it is malformed. */
 int ckpt_shard_read(const ckpt_file *f, ckpt_shard_info *info);
