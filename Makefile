@@ -50,7 +50,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 TOOLS    := $(B)/tests/mkfixtures $(B)/tests/mkbench
 
-.PHONY: all check demo install uninstall deps bench clean
+.PHONY: all check demo install uninstall deps bench fuzz clean
 all: $(B)/libckpt.a $(PROG_BIN)
 
 $(B)/lib/%.o: src/lib/%.c $(LIB_HDR)
@@ -139,4 +139,29 @@ bench: all $(TOOLS)
 	@sh tests/bench/run.sh $(B)
 
 clean:
+	rm -rf $(FZ)
 	rm -rf build build-san
+
+# make fuzz: libFuzzer (clang) harnesses of what ckpt parses itself, each
+# run FUZZ_SECONDS from the seed corpora in tests/fuzz/corpus; what they
+# find stays in build-fuzz/corpus (crashes: build-fuzz/crash-*).
+FUZZ_SECONDS ?= 60
+FUZZERS   := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+FZ        := build-fuzz
+FUZZ_CFLAGS := -std=c11 -pthread -D_XOPEN_SOURCE=700 -DH5_USE_110_API -g -O1 \
+               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+               $(HDF5_CFLAGS) $(ARCHIVE_CFLAGS) $(ZLIB_CFLAGS) -Isrc
+
+$(FZ)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(LIB_HDR)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(LIBS)
+
+fuzz: $(FUZZERS:%=$(FZ)/%)
+	@for f in $(FUZZERS); do \
+	    mkdir -p $(FZ)/corpus/$$f; \
+	    echo "== $$f: $(FUZZ_SECONDS) s"; \
+	    (cd $(FZ) && ./$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	        -print_final_stats=1 corpus/$$f ../tests/fuzz/corpus/$$f 2>&1 | \
+	        grep -E 'stat::number_of_executed_units|stat::peak_rss|ERROR|SUMMARY|Done'); \
+	    ls $(FZ)/crash-* $(FZ)/leak-* $(FZ)/timeout-* 2>/dev/null && exit 1; \
+	done; true

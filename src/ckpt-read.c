@@ -46,6 +46,7 @@ static void usage(void)
 struct row {
 	const ckpt_var *var;
 	char *name;        /* mapped */
+	char *shown;       /* mapped, control bytes escaped: for text output */
 	ckpt_summary sum;  /* with --stats, numeric variables */
 	char st[8][CKPT_FMT_MAX]; /* sum as text */
 	char storage[96];  /* with -v */
@@ -155,7 +156,7 @@ static void scan(const ckpt_file *f, struct row *r)
 			if (opt.format == JSON)
 				print_values_json(v, &s, n);
 			else if (opt.format == TSV)
-				print_values_tsv(f->name, r->name, v, &s, n);
+				print_values_tsv(f->name, r->shown, v, &s, n);
 			else
 				print_values_text(v, &s, n);
 			shown += n;
@@ -221,7 +222,7 @@ static void measure(const struct row *rows, size_t n, struct widths *w)
 		for (int k = 0; k < 8 && opt.stats; k++)
 			if ((l = (int)strlen(rows[i].st[k])) > w->st[k])
 				w->st[k] = l;
-		if ((l = (int)strlen(rows[i].name)) > w->name)
+		if ((l = (int)strlen(rows[i].shown)) > w->name)
 			w->name = l;
 		if ((l = (int)strlen(v->type)) > w->type)
 			w->type = l;
@@ -255,7 +256,7 @@ static void table_row(const struct row *r, const struct widths *w)
 	char shape[512];
 	const ckpt_var *v = r->var;
 
-	printf("%-*s  %-*s  %-*s  %*" PRIu64 "  %*" PRIu64, w->name, r->name,
+	printf("%-*s  %-*s  %-*s  %*" PRIu64 "  %*" PRIu64, w->name, r->shown,
 	       w->type, v->type, w->shape, ckpt_shape_str(v, shape, sizeof shape),
 	       w->elems, v->nelems, w->bytes, v->nbytes);
 	for (int k = 0; k < 8 && opt.stats; k++)
@@ -281,7 +282,7 @@ static void tsv_row(const ckpt_file *f, const struct row *r)
 	char shape[512];
 	const ckpt_var *v = r->var;
 
-	printf("%s\t%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64, f->name, r->name, v->type,
+	printf("%s\t%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64, f->name, r->shown, v->type,
 	       ckpt_shape_str(v, shape, sizeof shape), v->nelems, v->nbytes);
 	for (int i = 0; i < 8 && opt.stats; i++)
 		printf("\t%s", r->st[i]);
@@ -347,6 +348,8 @@ static size_t select_rows(const ckpt_file *f, struct row **out)
 		}
 		rows[n].var = &f->vars[i];
 		rows[n].name = name;
+		if (!(rows[n].shown = ckpt_flat_escape(name)))
+			die("out of memory");
 		if (opt.verbose)
 			storage_of(f, &f->vars[i], rows[n].storage, sizeof rows[n].storage);
 		n++;
@@ -380,7 +383,7 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 		if (nfiles > 1)
 			printf("%s==> %s <==\n", index ? "\n" : "", f->name);
 		for (size_t i = 0; i < n; i++)
-			printf("%s\n", rows[i].name);
+			printf("%s\n", rows[i].shown);
 	} else if (opt.format == JSON) {
 		printf("%s\n  {\"file\": ", index ? "," : "");
 		json_string(stdout, f->name);
@@ -428,7 +431,7 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 				table_row(&rows[i], &w);
 				continue;
 			}
-			printf("%s %s %s\n", rows[i].name, v->type,
+			printf("%s %s %s\n", rows[i].shown, v->type,
 			       ckpt_shape_str(v, shape, sizeof shape));
 			if (v->dtype == CKPT_OTHER)
 				printf("(%s: values not shown)\n", v->type);
@@ -446,8 +449,10 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 			       opt.values ? "\n" : "", n, n == 1 ? "" : "s", params, bytes);
 	}
 	progress_end();
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(rows[i].name);
+		free(rows[i].shown);
+	}
 	free(rows);
 }
 

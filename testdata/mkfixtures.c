@@ -2,6 +2,7 @@
  *
  *   mkfixtures DIR          the standard set (see the list in main)
  *   mkfixtures --many N F   a file with N small variables in 100 groups
+ *   mkfixtures --hostile DIR  files meant to break readers (see hostile())
  *
  * Values are fixed formulas, so tests can state what they expect. */
 #include <stdio.h>
@@ -187,6 +188,74 @@ static void many(const char *path, long n)
 	H5Fclose(f);
 }
 
+/* An unallocated chunked float32 dataset: a shape, no data. */
+static void claim(hid_t f, const char *name, int rank, const hsize_t *dims)
+{
+	hsize_t chunk[CKPT_MAX_RANK];
+	hid_t sp = H5Screate_simple(rank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	hid_t d;
+
+	for (int i = 0; i < rank; i++)
+		chunk[i] = 1;
+	chunk[rank - 1] = dims[rank - 1] < 1024 ? dims[rank - 1] : 1024;
+	H5Pset_chunk(dcpl, rank, chunk);
+	if (sp < 0 || (d = H5Dcreate2(f, name, H5T_IEEE_F32LE, sp, H5P_DEFAULT, dcpl,
+	                              H5P_DEFAULT)) < 0)
+		fail(name);
+	H5Dclose(d);
+	H5Pclose(dcpl);
+	H5Sclose(sp);
+}
+
+/* Hostile but valid files:
+ *   huge.h5     'huge' claims 2^62 float32 values, none stored
+ *   rank32.h5   'deep' of rank 32, every dimension 2 (2^32 values, none stored)
+ *   names.h5    names with a space, newline, tab, '%', bytes that are not
+ *               UTF-8, and a 1000-byte name; values 1..6
+ *   empty.h5    variables of shape [0], [0,5] and a null dataspace
+ *   big.h5      'w': 2 MiB of contiguous float32, to be truncated */
+static void hostile(const char *dir)
+{
+	hsize_t huge[2] = {(hsize_t)1 << 31, (hsize_t)1 << 31}, deep[32], one = 1;
+	hsize_t zero = 0, zero5[2] = {0, 5}, n = 1 << 19;
+	double v = 1, *big = ramp((size_t)n, 1, 0);
+	char longname[1001];
+	static const char *names[] = {"with space", "new\nline", "tab\there", "per%cent%s%n",
+	                              "\xff\xfe not utf-8"};
+	hid_t f, sp, d;
+
+	f = create(dir, "huge.h5", 1);
+	claim(f, "huge", 2, huge);
+	put(f, "small", CKPT_F32, 1, &one, &v, NULL);
+	H5Fclose(f);
+	for (int i = 0; i < 32; i++)
+		deep[i] = 2;
+	f = create(dir, "rank32.h5", 1);
+	claim(f, "deep", 32, deep);
+	H5Fclose(f);
+	f = create(dir, "names.h5", 1);
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++, v++)
+		put(f, names[i], CKPT_F32, 1, &one, &v, NULL);
+	memset(longname, 'x', 1000);
+	longname[1000] = 0;
+	put(f, longname, CKPT_F32, 1, &one, &v, NULL);
+	H5Fclose(f);
+	f = create(dir, "empty.h5", 1);
+	put(f, "zero", CKPT_F32, 1, &zero, &v, NULL);
+	put(f, "zero5", CKPT_I32, 2, zero5, &v, NULL);
+	sp = H5Screate(H5S_NULL);
+	if ((d = H5Dcreate2(f, "null", H5T_IEEE_F32LE, sp, H5P_DEFAULT, H5P_DEFAULT,
+	                    H5P_DEFAULT)) < 0)
+		fail("null");
+	H5Dclose(d);
+	H5Sclose(sp);
+	H5Fclose(f);
+	f = create(dir, "big.h5", 1);
+	put(f, "w", CKPT_F32, 1, &n, big, NULL);
+	H5Fclose(f);
+	free(big);
+}
+
 int main(int argc, char **argv)
 {
 	ckpt_init();
@@ -194,8 +263,13 @@ int main(int argc, char **argv)
 		many(argv[3], atol(argv[2]));
 		return 0;
 	}
+	if (argc == 3 && strcmp(argv[1], "--hostile") == 0) {
+		hostile(argv[2]);
+		return 0;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: mkfixtures DIR | mkfixtures --many N FILE\n");
+		fprintf(stderr, "usage: mkfixtures DIR | mkfixtures --many N FILE | "
+		        "mkfixtures --hostile DIR\n");
 		return 2;
 	}
 	dtypes(argv[1]);

@@ -2,6 +2,7 @@
 #include "slab.h"
 #include "err.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -240,6 +241,27 @@ int ckpt_cursor_next(ckpt_cursor *c, ckpt_region *r)
 	return 1;
 }
 
+/* A variable of a GiB or more whose values the file does not hold (no
+ * chunk written, or a ratio no compressor reaches) is refused: reading it
+ * would be hours of fill values, and such files are made to hurt readers. */
+#define CLAIM_MIN ((uint64_t)1 << 30)
+#define CLAIM_RATIO ((uint64_t)1 << 16)
+
+static int claims_too_much(const ckpt_slab *s)
+{
+	uint64_t stored = H5Dget_storage_size(s->dset), n = s->var->nbytes;
+
+	if (n < CLAIM_MIN || (stored && n / stored <= CLAIM_RATIO))
+		return 0;
+	if (!stored)
+		return ckpt_seterr("%s: variable '%s': claims %" PRIu64 " bytes of values; "
+		                   "the file holds none of them", s->file->name,
+		                   s->var->name, n);
+	return ckpt_seterr("%s: variable '%s': claims %" PRIu64 " bytes of values; the "
+	                   "file holds only %" PRIu64 " bytes of them", s->file->name,
+	                   s->var->name, n, stored);
+}
+
 int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
                    size_t max_bytes)
 {
@@ -265,6 +287,10 @@ int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
 		return -1;
 	}
 	s->elsize = H5Tget_size(s->mtype);
+	if (claims_too_much(s) < 0) {
+		ckpt_slab_close(s);
+		return -1;
+	}
 	if ((dcpl = H5Dget_create_plist(s->dset)) >= 0) {
 		check_in_place(s, dcpl);
 		H5Pclose(dcpl);
