@@ -241,10 +241,10 @@ int ckpt_cursor_next(ckpt_cursor *c, ckpt_region *r)
 	return 1;
 }
 
-/* A variable of a GiB or more whose values the file does not hold (no
+/* A variable of 8 GiB or more whose values the file does not hold (no
  * chunk written, or a ratio no compressor reaches) is refused: reading it
  * would be hours of fill values, and such files are made to hurt readers. */
-#define CLAIM_MIN ((uint64_t)1 << 30)
+#define CLAIM_MIN ((uint64_t)1 << 33)
 #define CLAIM_RATIO ((uint64_t)1 << 16)
 
 static int claims_too_much(const ckpt_slab *s)
