@@ -1,6 +1,7 @@
 # ckpt - one flat Makefile: libckpt.a, then every program.
 #   make              build            make check        run all tests
 #   make check SANITIZE=1              the same under ASan + UBSan
+#   make check VALGRIND=1              the CLI cases under valgrind   make fuzz
 #   make install PREFIX=/usr DESTDIR=  make uninstall    make deps    make bench
 
 VERSION    = 0.1.0
@@ -82,7 +83,7 @@ $(B)/tests/mkbench: tests/bench/mkbench.c $(B)/libckpt.a $(LIB_HDR)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libckpt.a $(ALL_LDFLAGS) $(LIBS)
 
 check: all $(UNIT_BIN) $(TOOLS)
-	@sh tests/run.sh $(B)
+	@CKPT_VALGRIND=$(VALGRIND) sh tests/run.sh $(B)
 
 # What the README's first command runs: the main job, data-parallel training
 # with parameter averaging by ckpt-average, from the shell.
@@ -125,7 +126,7 @@ uninstall:
 # The filter plugins let HDF5 decode LZF, LZ4, BZip2 and Bitshuffle data.
 DEPS := build-essential pkg-config libhdf5-dev libarchive-dev libcmocka-dev \
         zlib1g-dev hdf5-plugin-lzf hdf5-filter-plugin python3-h5py python3-numpy \
-        hdf5-tools
+        hdf5-tools valgrind
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

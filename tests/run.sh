@@ -9,8 +9,37 @@ failed=""
 work=$(mktemp -d "${TMPDIR:-/tmp}/ckpt-tests.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT INT TERM
 
+# CKPT_VALGRIND=1: every program run by the CLI cases runs under valgrind's
+# memcheck (through wrappers in place of the programs); any memory error is
+# a failure, and so is a definite leak in a run that succeeded (a program
+# stopping on an error exits at once, by design, holding what it held).
+# Cases too slow for it say so and skip.
+bin="$top/$B/bin"
+if [ -n "${CKPT_VALGRIND:-}" ]; then
+	command -v valgrind >/dev/null || { echo "valgrind not installed"; exit 2; }
+	bin="$work/vg/bin"
+	mkdir -p "$bin" "$work/vg/log"
+	ln -s "$top/$B/tests" "$work/vg/tests"
+	for p in "$top/$B"/bin/ckpt-*; do
+		cat >"$bin/${p##*/}" <<-WRAP
+		#!/bin/sh
+		log="$work/vg/log/\$\$"
+		valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite \\
+		    --errors-for-leak-kinds=none --log-file="\$log" "$p" "\$@"
+		rc=\$?
+		if [ \$rc -ne 0 ] && [ \$rc -ne 99 ] && ! grep -Eq \\
+		    'Invalid|uninitialised|Conditional jump|Mismatched|overlap|Syscall param' "\$log"; then
+		    rm -f "\$log"
+		fi
+		exit \$rc
+		WRAP
+		chmod +x "$bin/${p##*/}"
+	done
+fi
+
 echo "== unit tests"
 for t in "$B"/tests/test_*; do
+	[ -z "${CKPT_VALGRIND:-}" ] || break
 	[ -x "$t" ] || continue
 	out=$("$t" 2>&1)
 	rc=$?
@@ -38,7 +67,7 @@ for c in tests/cli/*/*.sh; do
 	name=${name%.sh}
 	T="$work/case/$name"
 	mkdir -p "$T"
-	out=$(cd "$T" && BIN="$top/$B/bin" FIX="$fixtures" TOP="$top" T="$T" \
+	out=$(cd "$T" && BIN="$bin" FIX="$fixtures" TOP="$top" T="$T" \
 	      CASE="$name" sh -c '. "$TOP/tests/cli/lib.sh"; . "$TOP/tests/cli/$CASE.sh"' 2>&1)
 	rc=$?
 	case $rc in
@@ -49,6 +78,13 @@ for c in tests/cli/*/*.sh; do
 	esac
 done
 
+if [ -n "${CKPT_VALGRIND:-}" ]; then
+	for l in "$work"/vg/log/*; do
+		[ -s "$l" ] || continue
+		fail=$((fail + 1)); failed="$failed valgrind"
+		echo "VALGRIND:"; sed 's/^/    /' "$l"
+	done
+fi
 [ -z "$failed" ] || echo "failed:$failed"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -64,6 +64,11 @@ need_h5py() {
 	skip "python3 with h5py and numpy not installed"
 }
 
+# Cases that run for minutes under valgrind (many real files, timing).
+not_under_valgrind() {
+	[ -z "${CKPT_VALGRIND:-}" ] || skip "too slow under valgrind (run without VALGRIND=1)"
+}
+
 need_real() {
 	[ -d "$REAL" ] || skip "../shared/testdata/real is absent"
 }

@@ -6,7 +6,7 @@
  * ckpt_shard_format() look at. */
 static void fake_file(ckpt_file *f, ckpt_var *v, const uint64_t *bytes, size_t n)
 {
-	static char names[16][8];
+	static char names[16][24];
 
 	memset(f, 0, sizeof *f);
 	for (size_t i = 0; i < n; i++) {

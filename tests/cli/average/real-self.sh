@@ -1,6 +1,7 @@
 # Every real file averaged with itself is the same file: bitwise for
 # ckpt-diff, and for h5diff (structure, attributes, committed types).
 # The exceptions, and why:
+not_under_valgrind
 need_real
 command -v h5diff >/dev/null || skip "h5diff not installed"
 cd "$T"

@@ -19,3 +19,25 @@ ckpt-diff -q --bitwise names.h5 back.h5 || fail "names changed on the way"
 ckpt-merge -q -o merged.h5 names.h5 back.h5 || fail "merge"
 ckpt-average -q -o avg.h5 names.h5 back.h5 || fail "average"
 ckpt-diff -q --bitwise names.h5 avg.h5 || fail "average values"
+# zero-length variables and a null dataspace: listed, flattened to nothing,
+# averaged, merged
+run ckpt-read --stats empty.h5
+expect_status 0
+expect_out '^zero5  *int32  *\[0,5\]'
+[ "$(ckpt-flatten --size --exclude zero5 empty.h5)" = 0 ] || fail "empty size"
+ckpt-average -q -o e.h5 empty.h5 empty.h5 && ckpt-diff -q --bitwise empty.h5 e.h5 ||
+	fail "empty average"
+ckpt-merge -q -o e2.h5 empty.h5 e.h5 && ckpt-diff -q --bitwise empty.h5 e2.h5 ||
+	fail "empty merge"
+# an archive whose members climb out of the directory: read in memory,
+# never extracted, so nothing is written anywhere
+mkdir -p deep/er && cp names.h5 deep/x.h5
+(cd deep/er && tar -P -cf ../../climb.tar ../x.h5) || fail "tar"
+tar tf climb.tar 2>/dev/null | grep -q '^\.\./x.h5$' || skip "tar cannot write ../ member names"
+before=$(ls -A .. | wc -l)
+run ckpt-read --names climb.tar
+expect_status 0
+[ "$(ls -A .. | wc -l)" -eq "$before" ] || fail "something was written outside"
+ckpt-average -q -o c.h5 climb.tar || fail "archive average"
+[ "$(ls -A .. | wc -l)" -eq "$before" ] || fail "something was written outside"
+ckpt-diff -q --bitwise names.h5 c.h5 || fail "archive average values"
