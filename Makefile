@@ -143,7 +143,8 @@ clean:
 	rm -rf $(FZ)
 	rm -rf build build-san
 
-# make fuzz: libFuzzer (clang) harnesses of what ckpt parses itself, each
+# make fuzz: libFuzzer (clang) harnesses of what ckpt parses itself
+# (manifests, bundles, shard attributes, name rules, option values), each
 # run FUZZ_SECONDS from the seed corpora in tests/fuzz/corpus; what they
 # find stays in build-fuzz/corpus (crashes: build-fuzz/crash-*).
 FUZZ_SECONDS ?= 60
@@ -153,9 +154,9 @@ FUZZ_CFLAGS := -std=c11 -pthread -D_XOPEN_SOURCE=700 -DH5_USE_110_API -g -O1 \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
                $(HDF5_CFLAGS) $(ARCHIVE_CFLAGS) $(ZLIB_CFLAGS) -Isrc
 
-$(FZ)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(LIB_HDR)
+$(FZ)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(LIB_HDR) src/prog.c src/prog.h
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(LIBS)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) src/prog.c $(LIBS)
 
 fuzz: $(FUZZERS:%=$(FZ)/%)
 	@for f in $(FUZZERS); do \

@@ -97,24 +97,24 @@ void common_option(int c, const char *synopsis, void (*usage)(void), char **argv
 	}
 }
 
-uint64_t parse_count(const char *opt, const char *s, uint64_t min, uint64_t max)
+int scan_count(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
 
 	errno = 0;
 	if (*s < '0' || *s > '9')
-		die("%s: '%s' is not a whole number", opt, s);
+		return -1;
 	v = strtoull(s, &end, 10);
 	if (*end)
-		die("%s: '%s' is not a whole number", opt, s);
+		return -1;
 	if (errno == ERANGE || v < min || v > max)
-		die("%s: %s is out of range (%llu to %llu)", opt, s,
-		    (unsigned long long)min, (unsigned long long)max);
-	return v;
+		return -2;
+	*out = v;
+	return 0;
 }
 
-double parse_real(const char *opt, const char *s)
+int scan_real(const char *s, double *out)
 {
 	char *end;
 	double v;
@@ -122,6 +122,29 @@ double parse_real(const char *opt, const char *s)
 	errno = 0;
 	v = strtod(s, &end);
 	if (end == s || *end || errno == ERANGE || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+uint64_t parse_count(const char *opt, const char *s, uint64_t min, uint64_t max)
+{
+	uint64_t v = 0;
+	int rc = scan_count(s, min, max, &v);
+
+	if (rc == -1)
+		die("%s: '%s' is not a whole number", opt, s);
+	if (rc < 0)
+		die("%s: %s is out of range (%llu to %llu)", opt, s,
+		    (unsigned long long)min, (unsigned long long)max);
+	return v;
+}
+
+double parse_real(const char *opt, const char *s)
+{
+	double v = 0;
+
+	if (scan_real(s, &v) < 0)
 		die("%s: '%s' is not a finite number", opt, s);
 	return v;
 }

@@ -40,6 +40,11 @@ _Noreturn void common_option(int c, const char *synopsis, void (*usage)(void),
 uint64_t parse_count(const char *opt, const char *s, uint64_t min, uint64_t max);
 double parse_real(const char *opt, const char *s);
 
+/* What they check, without dying: 0 and the value in *out; -1 when s is
+ * not a number, -2 when it is out of range. */
+int scan_count(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int scan_real(const char *s, double *out);
+
 /* Flush and close stdout; a write error (full disk, closed pipe) is
  * reported and turns status into 2.  Returns the status to exit with. */
 int finish(int status);
