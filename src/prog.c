@@ -159,10 +159,36 @@ int finish(int status)
 	return status;
 }
 
+/* Length of the well-formed UTF-8 sequence at p, 0 if there is none. */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, lo = p[0] == 0xe0 ? 0xa0 : 0x80, hi = p[0] == 0xed ? 0x9f : 0xbf;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, lo = p[0] == 0xf0 ? 0x90 : 0x80, hi = p[0] == 0xf4 ? 0x8f : 0xbf;
+	else
+		return 0;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
 void json_string(FILE *fp, const char *s)
 {
 	fputc('"', fp);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_len(p);
+
 		switch (*p) {
 		case '"': fputs("\\\"", fp); break;
 		case '\\': fputs("\\\\", fp); break;
@@ -172,9 +198,12 @@ void json_string(FILE *fp, const char *s)
 		default:
 			if (*p < 0x20)
 				fprintf(fp, "\\u%04x", *p);
+			else if (n == 0) /* not UTF-8: JSON cannot carry the byte */
+				fputs("\\ufffd", fp);
 			else
-				fputc(*p, fp);
+				fwrite(p, 1, n, fp);
 		}
+		p += n ? n : 1;
 	}
 	fputc('"', fp);
 }

@@ -49,7 +49,8 @@ int scan_real(const char *s, double *out);
  * reported and turns status into 2.  Returns the status to exit with. */
 int finish(int status);
 
-/* s as a JSON string, quoted and escaped. */
+/* s as a JSON string, quoted and escaped; bytes that are not UTF-8 (which
+ * JSON cannot carry) become U+FFFD. */
 void json_string(FILE *fp, const char *s);
 
 /* A number as the fmt module writes it; "nan", "inf" and "-inf", which

@@ -41,3 +41,10 @@ expect_status 0
 ckpt-average -q -o c.h5 climb.tar || fail "archive average"
 [ "$(ls -A .. | wc -l)" -eq "$before" ] || fail "something was written outside"
 ckpt-diff -q --bitwise names.h5 c.h5 || fail "archive average values"
+# JSON stays valid: bytes that are not UTF-8 become U+FFFD there
+if command -v python3 >/dev/null; then
+	ckpt-read --json names.h5 | python3 -c 'import json, sys; json.load(sys.stdin)' ||
+		fail "ckpt-read --json: not valid JSON"
+	ckpt-diff --json names.h5 back.h5 | python3 -c 'import json, sys; json.load(sys.stdin)' ||
+		fail "ckpt-diff --json: not valid JSON"
+fi
