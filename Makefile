@@ -108,6 +108,8 @@ install: all
 	install -m 644 completions/ckpt.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/ckpt
 	install -m 644 completions/_ckpt $(DESTDIR)$(DATADIR)/zsh/site-functions/_ckpt
 	install -m 644 completions/ckpt.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/ckpt.fish
+	# fish loads completions by command name
+	for p in $(PROGS); do ln -sf ckpt.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$p.fish; done
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
 	    -e 's|@VERSION@|$(VERSION)|' ckpt.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ckpt.pc
 
@@ -117,7 +119,8 @@ uninstall:
 	    $(PROGS:%=$(DESTDIR)$(DATADIR)/bash-completion/completions/%) \
 	    $(DESTDIR)$(DATADIR)/bash-completion/completions/ckpt \
 	    $(DESTDIR)$(DATADIR)/zsh/site-functions/_ckpt \
-	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/ckpt.fish
+	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/ckpt.fish \
+	    $(PROGS:%=$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/%.fish)
 	rm -rf $(DESTDIR)$(INCDIR)/ckpt
 	for p in $(notdir $(wildcard man/man*/*.[157])); do \
 	    rm -f $(DESTDIR)$(MANDIR)/man*/$$p; done
