@@ -200,12 +200,10 @@ _Noreturn static void wrong_length(const struct job *j, uint64_t bytes)
 
 /* ---- the output ----------------------------------------------------------- */
 
-static const ckpt_select *selection;
-
 static ckpt_copy_action decide(const ckpt_var *v, ckpt_dtype *dtype, void *user)
 {
-	(void)dtype, (void)user;
-	return v->dtype != CKPT_OTHER && ckpt_select_match(selection, v->name) ?
+	(void)dtype;
+	return v->dtype != CKPT_OTHER && ckpt_select_match(user, v->name) ?
 	       CKPT_COPY_EMPTY : CKPT_COPY_WHOLE;
 }
 
@@ -293,9 +291,8 @@ int main(int argc, char **argv)
 		wrong_length(&j, size);
 	if (!(o = ckpt_out_open(opt.out, opt.force, j.template)))
 		die_lib();
-	selection = &opt.sel;
-	if (j.template ? ckpt_copy_structure(j.template, ckpt_out_fid(o), decide, NULL) < 0
-	               : 0)
+	if (j.template && ckpt_copy_structure(j.template, ckpt_out_fid(o), decide,
+	                                      &opt.sel) < 0)
 		die_lib();
 	for (size_t i = 0; !j.template && i < j.layout.n; i++)
 		create_var(ckpt_out_fid(o), &j.layout.e[i]);

@@ -1,6 +1,7 @@
 /* flat.c - flat vectors: layout, manifest, bundle. */
 #include "flat.h"
 #include "err.h"
+#include "fmt.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -256,24 +257,6 @@ oom:
 	return NULL;
 }
 
-/* A whole decimal number in [0, UINT64_MAX]. */
-static int parse_u64(const char *s, size_t len, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (len == 0 || len > 20)
-		return -1;
-	for (size_t i = 0; i < len; i++) {
-		unsigned d = (unsigned)(s[i] - '0');
-
-		if (d > 9 || v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
-}
-
 /* "[3,4]", "[]" or "null" into rank and dims, with the element count. */
 static int parse_shape(const char *s, size_t len, int *rank, uint64_t *dims,
                        uint64_t *count)
@@ -296,7 +279,7 @@ static int parse_shape(const char *s, size_t len, int *rank, uint64_t *dims,
 
 		while (j < len - 1 && s[j] != ',')
 			j++;
-		if (*rank == CKPT_MAX_RANK || parse_u64(s + i, j - i, &dims[*rank]) < 0)
+		if (*rank == CKPT_MAX_RANK || ckpt_scan_u64(s + i, j - i, &dims[*rank]) < 0)
 			return -1;
 		if (*count && dims[*rank] > UINT64_MAX / 8 / *count)
 			return -1;
@@ -334,7 +317,7 @@ static int parse_header(ckpt_flat *m, const char *line, size_t len, const char *
 	if (n < 2 || fl[0] != 10 || memcmp(f[0], "#ckpt-flat", 10) != 0)
 		return ckpt_seterr("%s: not a ckpt-flat manifest (its first line does "
 		                   "not start with '#ckpt-flat')", what);
-	if (parse_u64(f[1], fl[1], &version) < 0)
+	if (ckpt_scan_u64(f[1], fl[1], &version) < 0)
 		return ckpt_seterr("%s: line 1: bad version '%.*s'", what, (int)fl[1], f[1]);
 	if (version != CKPT_FLAT_VERSION)
 		return ckpt_seterr("%s: manifest format %" PRIu64 " is not one this "
@@ -361,7 +344,7 @@ static int parse_header(ckpt_flat *m, const char *line, size_t len, const char *
 			m->big_endian = val[0] == 'b';
 			have |= 2;
 		} else if (strcmp(key, "count") == 0) {
-			if (parse_u64(val, vl, &count) < 0)
+			if (ckpt_scan_u64(val, vl, &count) < 0)
 				return ckpt_seterr("%s: line 1: bad count '%s'", what, val);
 			have |= 4;
 		}
@@ -420,7 +403,7 @@ static int parse_line(ckpt_flat *m, const char *line, size_t len, const char *wh
 		return ckpt_seterr("%s: line %zu: bad shape '%.*s'", what, lineno,
 		                   (int)(fl[2] > 200 ? 200 : fl[2]), f[2]);
 	}
-	if (parse_u64(f[3], fl[3], &offset) < 0 || parse_u64(f[4], fl[4], &count) < 0) {
+	if (ckpt_scan_u64(f[3], fl[3], &offset) < 0 || ckpt_scan_u64(f[4], fl[4], &count) < 0) {
 		free(name);
 		return ckpt_seterr("%s: line %zu: offset and count must be whole numbers",
 		                   what, lineno);
@@ -503,6 +486,14 @@ const char *ckpt_bundle_compression(const char *name)
 			return suffixes[i].filter;
 	}
 	return "none";
+}
+
+/* zlib's CRC-32 over any length (crc32() takes a uInt). */
+static uLong crc_update(uLong crc, const unsigned char *p, size_t n)
+{
+	for (size_t off = 0; off < n; off += 1u << 30)
+		crc = crc32(crc, p + off, (uInt)(n - off < (1u << 30) ? n - off : 1u << 30));
+	return crc;
 }
 
 struct ckpt_bundle {
@@ -593,8 +584,7 @@ int ckpt_bundle_write(ckpt_bundle *b, const void *buf, size_t n)
 		return ckpt_seterr("%s: more data than the manifest lists",
 		                   ckpt_sink_name(b->out));
 	b->written += n;
-	for (size_t off = 0; off < n; off += 1u << 30) /* crc32 takes a uInt */
-		b->crc = crc32(b->crc, p + off, (uInt)(n - off < (1u << 30) ? n - off : 1u << 30));
+	b->crc = crc_update(b->crc, p, n);
 	return write_member_data(b, buf, n);
 }
 
@@ -867,9 +857,7 @@ static void *crc_work(void *arg)
 {
 	struct crc_job *j = arg;
 
-	for (size_t off = 0; off < j->n; off += 1u << 30) /* crc32 takes a uInt */
-		*j->crc = crc32(*j->crc, j->p + off,
-		                (uInt)(j->n - off < (1u << 30) ? j->n - off : 1u << 30));
+	*j->crc = crc_update(*j->crc, j->p, j->n);
 	return NULL;
 }
 

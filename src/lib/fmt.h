@@ -5,6 +5,7 @@
 #define CKPT_FMT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "dtype.h"
 
@@ -16,5 +17,9 @@ char *ckpt_fmt_elem(ckpt_dtype t, const void *buf, size_t i, char *out);
 /* A double, shortest text that round-trips through type t (a float type,
  * or CKPT_F64 for statistics). */
 char *ckpt_fmt_double(double v, ckpt_dtype t, char *out);
+
+/* The other way: len bytes at s, all decimal digits, as a number up to
+ * UINT64_MAX (no sign, no spaces); 0, or -1 for anything else. */
+int ckpt_scan_u64(const char *s, size_t len, uint64_t *out);
 
 #endif

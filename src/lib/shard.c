@@ -2,9 +2,11 @@
 #include "shard.h"
 #include "err.h"
 #include "flat.h"
+#include "fmt.h"
 #include "out.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,18 +148,14 @@ static char *read_text_attr(const ckpt_file *f)
 	return copy;
 }
 
+/* A whole number that fits a size_t. */
 static int parse_size(const char *s, size_t len, size_t *out)
 {
-	size_t v = 0;
+	uint64_t v;
 
-	if (len == 0 || len > 9)
+	if (ckpt_scan_u64(s, len, &v) < 0 || v > SIZE_MAX)
 		return -1;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (size_t)(s[i] - '0');
-	}
-	*out = v;
+	*out = (size_t)v;
 	return 0;
 }
 
