@@ -12,7 +12,7 @@ static const char synopsis[] = "[options] -o OUT INPUT...";
 
 static struct options {
 	const char *out, *weights_arg;
-	int force, quiet, verbose, partial, no_normalize, progress;
+	int force, quiet, verbose, partial, no_normalize, progress, keep_storage;
 	ckpt_dtype dtype;       /* CKPT_OTHER: keep each variable's type */
 	ckpt_select sel;
 } opt;
@@ -33,6 +33,8 @@ static void usage(void)
 	       "  --only GLOB        average only matching variables; copy the others\n"
 	       "                     from the first input (repeatable)\n"
 	       "  --exclude GLOB     copy matching variables from the first input\n"
+	       "  --keep-storage     keep lossy filters (scale-offset on floats, zfp, sz,\n"
+	       "                     ...) on computed values; they are left out by default\n"
 	       "  --progress         show progress even when stderr is not a terminal\n"
 	       "  -q, --quiet        no warnings, no progress\n"
 	       "  -v, --verbose      say what is done with each variable\n"
@@ -41,13 +43,15 @@ static void usage(void)
 	       progname, synopsis);
 }
 
-enum { OPT_NONORM = 256, OPT_PARTIAL, OPT_DTYPE, OPT_ONLY, OPT_EXCLUDE, OPT_PROGRESS };
+enum { OPT_NONORM = 256, OPT_PARTIAL, OPT_DTYPE, OPT_ONLY, OPT_EXCLUDE, OPT_PROGRESS,
+       OPT_KEEP_STORAGE };
 
 static const struct option longopts[] = {
 	{"dtype", required_argument, NULL, OPT_DTYPE},
 	{"exclude", required_argument, NULL, OPT_EXCLUDE},
 	{"force", no_argument, NULL, 'f'},
 	{"help", no_argument, NULL, 'h'},
+	{"keep-storage", no_argument, NULL, OPT_KEEP_STORAGE},
 	{"no-normalize", no_argument, NULL, OPT_NONORM},
 	{"only", required_argument, NULL, OPT_ONLY},
 	{"output", required_argument, NULL, 'o'},
@@ -70,12 +74,13 @@ static void parse_options(int argc, char **argv)
 		switch (c) {
 		case 'o': opt.out = optarg; break;
 		case 'f': opt.force = 1; break;
-		case 'q': opt.quiet = 1; break;
+		case 'q': opt.quiet = 1; ckpt_set_warn(NULL); break;
 		case 'v': opt.verbose = 1; break;
 		case 'w': opt.weights_arg = optarg; break;
 		case OPT_NONORM: opt.no_normalize = 1; break;
 		case OPT_PARTIAL: opt.partial = 1; break;
 		case OPT_PROGRESS: opt.progress = 1; break;
+		case OPT_KEEP_STORAGE: opt.keep_storage = 1; break;
 		case OPT_DTYPE:
 			if (ckpt_dtype_parse(optarg, &opt.dtype) < 0)
 				die("--dtype: %s", ckpt_errmsg());
@@ -100,7 +105,7 @@ static void parse_options(int argc, char **argv)
 static double *parse_weights(size_t n)
 {
 	double *w = calloc(n, sizeof *w), sum = 0;
-	char *copy, *tok, *save = NULL;
+	char *copy, *tok, *next;
 	size_t k = 0;
 	int equal = 1;
 
@@ -108,9 +113,15 @@ static double *parse_weights(size_t n)
 		return free(w), NULL;
 	if (!w || !(copy = strdup(opt.weights_arg)))
 		die("out of memory");
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		double v = parse_real("-w", tok);
+	/* every comma separates two weights: an empty one is a mistake */
+	for (tok = copy; tok; tok = next) {
+		double v;
 
+		if ((next = strchr(tok, ',')))
+			*next++ = 0;
+		if (!*tok)
+			die("-w: weight %zu is empty", k + 1);
+		v = parse_real("-w", tok);
 		if (k < n)
 			w[k] = v;
 		k++;
@@ -198,12 +209,13 @@ static void check_inputs(ckpt_file **in, size_t n)
 	}
 }
 
-static ckpt_copy_action decide(const ckpt_var *v, ckpt_dtype *dtype, void *user)
+static ckpt_copy_action decide(const ckpt_var *v, ckpt_copy_spec *spec, void *user)
 {
 	(void)user;
 	if (!averaged(v))
 		return CKPT_COPY_WHOLE;
-	*dtype = opt.dtype;
+	spec->dtype = opt.dtype;
+	spec->keep_storage = opt.keep_storage;
 	return CKPT_COPY_EMPTY;
 }
 

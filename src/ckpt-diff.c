@@ -79,7 +79,7 @@ static void parse_options(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hn:qV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'q': opt.quiet = 1; break;
+		case 'q': opt.quiet = 1; ckpt_set_warn(NULL); break;
 		case 'n': opt.list = parse_count("-n", optarg, 0, UINT64_MAX); break;
 		case OPT_ATOL: opt.tol.atol = parse_tolerance("--atol", optarg); break;
 		case OPT_RTOL: opt.tol.rtol = parse_tolerance("--rtol", optarg); break;

@@ -82,7 +82,7 @@ static void parse_options(int argc, char **argv)
 		switch (c) {
 		case 'o': opt.out = optarg; have_out = 1; break;
 		case 'f': opt.force = 1; break;
-		case 'q': opt.quiet = 1; break;
+		case 'q': opt.quiet = 1; ckpt_set_warn(NULL); break;
 		case 'v': opt.verbose = 1; break;
 		case OPT_ADD: opt.sel.add_prefix = optarg; break;
 		case OPT_BIG: opt.big_endian = 1; break;

@@ -10,7 +10,7 @@ static const char synopsis[] = "[options] -o OUT BASE SOURCE... | --split K -o P
 
 static struct options {
 	const char *out;
-	int force, quiet, verbose, cast, strict, add, dry_run, join;
+	int force, quiet, verbose, cast, strict, add, dry_run, join, keep_storage;
 	size_t split;           /* 0: not splitting */
 	ckpt_shard_by by;
 	ckpt_select sel;
@@ -31,6 +31,8 @@ static void usage(void)
 	       "  --only GLOB        take only matching variables (mapped names)\n"
 	       "  --exclude GLOB     do not take matching variables\n"
 	       "  --cast             convert values of another dtype to BASE's\n"
+	       "  --keep-storage     keep lossy filters (scale-offset on floats, zfp, sz,\n"
+	       "                     ...) on computed values; they are left out by default\n"
 	       "  --strict           a SOURCE variable BASE lacks is an error\n"
 	       "  --add              add SOURCE variables BASE lacks (with their groups)\n"
 	       "  -n, --dry-run      print the plan (TSV), write nothing\n"
@@ -44,8 +46,8 @@ static void usage(void)
 	       progname, synopsis);
 }
 
-enum { OPT_ADD = 256, OPT_ADDPFX, OPT_BY, OPT_CAST, OPT_EXCLUDE, OPT_JOIN, OPT_ONLY,
-       OPT_RENAME, OPT_SPLIT, OPT_STRICT, OPT_STRIP };
+enum { OPT_ADD = 256, OPT_ADDPFX, OPT_BY, OPT_CAST, OPT_EXCLUDE, OPT_JOIN, OPT_KEEP_STORAGE,
+       OPT_ONLY, OPT_RENAME, OPT_SPLIT, OPT_STRICT, OPT_STRIP };
 
 static const struct option longopts[] = {
 	{"add", no_argument, NULL, OPT_ADD},
@@ -57,6 +59,7 @@ static const struct option longopts[] = {
 	{"force", no_argument, NULL, 'f'},
 	{"help", no_argument, NULL, 'h'},
 	{"join", no_argument, NULL, OPT_JOIN},
+	{"keep-storage", no_argument, NULL, OPT_KEEP_STORAGE},
 	{"only", required_argument, NULL, OPT_ONLY},
 	{"output", required_argument, NULL, 'o'},
 	{"quiet", no_argument, NULL, 'q'},
@@ -96,7 +99,7 @@ static void parse_options(int argc, char **argv)
 		case 'o': opt.out = optarg; break;
 		case 'f': opt.force = 1; break;
 		case 'n': opt.dry_run = 1; break;
-		case 'q': opt.quiet = 1; break;
+		case 'q': opt.quiet = 1; ckpt_set_warn(NULL); break;
 		case 'v': opt.verbose = 1; break;
 		case OPT_ADD: opt.add = 1; break;
 		case OPT_ADDPFX: opt.sel.add_prefix = optarg; break;
@@ -111,6 +114,7 @@ static void parse_options(int argc, char **argv)
 		case OPT_CAST: opt.cast = 1; break;
 		case OPT_EXCLUDE: ckpt_select_exclude(&opt.sel, optarg); break;
 		case OPT_JOIN: opt.join = 1; break;
+		case OPT_KEEP_STORAGE: opt.keep_storage = 1; break;
 		case OPT_ONLY: ckpt_select_only(&opt.sel, optarg); break;
 		case OPT_RENAME:
 			if (ckpt_select_rename(&opt.sel, optarg) < 0)
@@ -370,11 +374,11 @@ _Noreturn static void nothing_matches(const struct plan *p)
 
 /* ---- merging: writing ---------------------------------------------------- */
 
-static ckpt_copy_action decide(const ckpt_var *v, ckpt_dtype *dtype, void *user)
+static ckpt_copy_action decide(const ckpt_var *v, ckpt_copy_spec *spec, void *user)
 {
 	const struct plan *p = user;
 
-	(void)dtype;
+	spec->keep_storage = opt.keep_storage;
 	return p->from[v - p->base->vars].v ? CKPT_COPY_EMPTY : CKPT_COPY_WHOLE;
 }
 
@@ -392,6 +396,12 @@ static void fill_var(hid_t fid, const ckpt_var *b, const struct pick *pk, ckpt_f
 
 	if (d < 0)
 		die("%s: variable '%s': cannot open in the output", opt.out, b->name);
+	if (!convert && (rc = ckpt_copy_ref_values(src[pk->src], v, fid, b->name)) != 0) {
+		if (rc < 0)
+			die_lib();
+		H5Dclose(d);
+		return;
+	}
 	if (ckpt_slab_open(&s, src[pk->src], v, CKPT_SLAB_BYTES) < 0)
 		die_lib();
 	if (convert && (!(buf = malloc(s.cap * ckpt_dtype_size(b->dtype) + 1)) ||
@@ -419,12 +429,8 @@ static void add_to_output(hid_t fid, const struct pick *pk, ckpt_file **src)
 {
 	if (ckpt_out_make_groups(fid, pk->name) < 0)
 		die("%s: %s", opt.out, ckpt_errmsg());
-	if (H5Ocopy(src[pk->src]->fid, pk->v->name, fid, pk->name, H5P_DEFAULT,
-	            H5P_DEFAULT) < 0) {
-		ckpt_seterr_h5("%s: variable '%s': cannot add it as '%s'", src[pk->src]->name,
-		               pk->v->name, pk->name);
-		die_lib();
-	}
+	if (ckpt_copy_var(src[pk->src], pk->v, fid, pk->name) < 0)
+		die("%s (adding it as '%s')", ckpt_errmsg(), pk->name);
 }
 
 static void print_plan(const struct plan *p)
@@ -502,11 +508,11 @@ struct split_job {
 	const ckpt_file *in;
 };
 
-static ckpt_copy_action mine(const ckpt_var *v, ckpt_dtype *dtype, void *user)
+static ckpt_copy_action mine(const ckpt_var *v, ckpt_copy_spec *spec, void *user)
 {
 	const struct split_job *j = user;
 
-	(void)dtype;
+	(void)spec;
 	return j->owner[v - j->in->vars] == j->shard ? CKPT_COPY_WHOLE : CKPT_COPY_SKIP;
 }
 

@@ -50,7 +50,53 @@ struct row {
 	ckpt_summary sum;  /* with --stats, numeric variables */
 	char st[8][CKPT_FMT_MAX]; /* sum as text */
 	char storage[96];  /* with -v */
+	const ckpt_obj *alias; /* the first further name (hard link), or NULL */
 };
+
+/* The further names of a variable with several hard links follow one
+ * another among f's objects; the next after o, or NULL. */
+static const ckpt_obj *next_alias(const ckpt_file *f, const ckpt_obj *o)
+{
+	size_t var = (size_t)o->target_var;
+
+	for (o++; o < f->objs + f->nobjs; o++)
+		if (o->kind == CKPT_OBJ_HARDLINK && o->target_var == (int)var)
+			return o;
+	return NULL;
+}
+
+/* Each row's first further name: one pass over the objects. */
+static void find_aliases(const ckpt_file *f, struct row *rows, size_t n)
+{
+	struct row **of = calloc(f->nvars + 1, sizeof *of);
+
+	if (!of)
+		die("out of memory");
+	for (size_t i = 0; i < n; i++)
+		of[rows[i].var - f->vars] = &rows[i];
+	for (size_t i = f->nobjs; i-- > 0;) {
+		const ckpt_obj *o = &f->objs[i];
+
+		if (o->kind == CKPT_OBJ_HARDLINK && o->target_var >= 0 &&
+		    of[o->target_var])
+			of[o->target_var]->alias = o;
+	}
+	free(of);
+}
+
+/* "NAME -> VARIABLE" for each further name of the listed variables. */
+static void print_aliases(const ckpt_file *f, const struct row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (const ckpt_obj *o = rows[i].alias; o; o = next_alias(f, o)) {
+			char *a = ckpt_flat_escape(o->path);
+
+			if (!a)
+				die("out of memory");
+			printf("%s -> %s\n", a, rows[i].shown);
+			free(a);
+		}
+}
 
 static void storage_of(const ckpt_file *f, const ckpt_var *v, char *out, size_t size)
 {
@@ -315,8 +361,17 @@ static void json_var_open(const struct row *r, size_t i)
 	}
 }
 
-static void json_var_close(const struct row *r)
+static void json_var_close(const ckpt_file *f, const struct row *r)
 {
+	if (r->alias) {
+		printf(", \"other_names\": [");
+		for (const ckpt_obj *o = r->alias; o; o = next_alias(f, o)) {
+			json_string(stdout, o->path);
+			if (next_alias(f, o))
+				printf(", ");
+		}
+		putchar(']');
+	}
 	if (opt.stats && r->var->dtype != CKPT_OTHER) {
 		printf(", \"stats\": {");
 		for (int i = 0; i < 8; i++) {
@@ -368,6 +423,8 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 	struct row *rows;
 	size_t n = select_rows(f, &rows);
 	uint64_t params = 0, bytes = 0, total = 0;
+
+	find_aliases(f, rows, n);
 	struct widths w;
 	char shape[512];
 
@@ -397,7 +454,7 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 				if (opt.values)
 					putchar(']');
 			}
-			json_var_close(&rows[i]);
+			json_var_close(f, &rows[i]);
 		}
 		printf("\n  ], \"totals\": {\"variables\": %zu, \"parameters\": %" PRIu64
 		       ", \"bytes\": %" PRIu64 "}}", n, params, bytes);
@@ -444,6 +501,8 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 				putchar('\n');
 			}
 		}
+		if (!opt.values)
+			print_aliases(f, rows, n);
 		if (!opt.quiet)
 			printf("%s%zu variable%s, %" PRIu64 " parameters, %" PRIu64 " bytes\n",
 			       opt.values ? "\n" : "", n, n == 1 ? "" : "s", params, bytes);
@@ -489,7 +548,7 @@ static void parse_options(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hqvV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'q': opt.quiet = 1; break;
+		case 'q': opt.quiet = 1; ckpt_set_warn(NULL); break;
 		case 'v': opt.verbose = 1; break;
 		case OPT_NAMES: opt.names = 1; break;
 		case OPT_VALUES: opt.values = 1; break;

@@ -96,7 +96,7 @@ static void parse_options(int argc, char **argv)
 		switch (c) {
 		case 'o': opt.out = optarg; break;
 		case 'f': opt.force = 1; break;
-		case 'q': opt.quiet = 1; break;
+		case 'q': opt.quiet = 1; ckpt_set_warn(NULL); break;
 		case 'v': opt.verbose = 1; break;
 		case OPT_ITER:
 			opt.iterations = parse_count("--iterations", optarg, 1, BIG);

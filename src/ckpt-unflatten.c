@@ -13,7 +13,7 @@ static const char synopsis[] = "[options] -o OUT [FLAT]";
 
 static struct options {
 	const char *out, *template, *manifest, *flat;
-	int force, quiet, verbose, progress, big_endian;
+	int force, quiet, verbose, progress, big_endian, keep_storage;
 	ckpt_dtype dtype;       /* CKPT_OTHER: from the manifest or template */
 	ckpt_select sel;
 } opt = {.flat = "-"};
@@ -34,6 +34,8 @@ static void usage(void)
 	       "  --dtype T          the type of the values in a raw FLAT (default: the\n"
 	       "                     manifest's, or the template's variables' own)\n"
 	       "  --big-endian       a raw FLAT holds big-endian values\n"
+	       "  --keep-storage     keep the template's lossy filters (scale-offset on\n"
+	       "                     floats, zfp, sz, ...); they are left out by default\n"
 	       "  --only GLOB        with --template: set only matching variables\n"
 	       "  --exclude GLOB     with --template: keep matching variables as they are\n"
 	       "  --progress         show progress even when stderr is not a terminal\n"
@@ -44,7 +46,7 @@ static void usage(void)
 	       progname, synopsis);
 }
 
-enum { OPT_BIG = 256, OPT_DTYPE, OPT_EXCLUDE, OPT_MANIFEST, OPT_ONLY, OPT_PROGRESS,
+enum { OPT_BIG = 256, OPT_DTYPE, OPT_EXCLUDE, OPT_KEEP_STORAGE, OPT_MANIFEST, OPT_ONLY, OPT_PROGRESS,
        OPT_TEMPLATE };
 
 static const struct option longopts[] = {
@@ -53,6 +55,7 @@ static const struct option longopts[] = {
 	{"exclude", required_argument, NULL, OPT_EXCLUDE},
 	{"force", no_argument, NULL, 'f'},
 	{"help", no_argument, NULL, 'h'},
+	{"keep-storage", no_argument, NULL, OPT_KEEP_STORAGE},
 	{"manifest", required_argument, NULL, OPT_MANIFEST},
 	{"only", required_argument, NULL, OPT_ONLY},
 	{"output", required_argument, NULL, 'o'},
@@ -74,7 +77,7 @@ static void parse_options(int argc, char **argv)
 		switch (c) {
 		case 'o': opt.out = optarg; break;
 		case 'f': opt.force = 1; break;
-		case 'q': opt.quiet = 1; break;
+		case 'q': opt.quiet = 1; ckpt_set_warn(NULL); break;
 		case 'v': opt.verbose = 1; break;
 		case OPT_BIG: opt.big_endian = 1; break;
 		case OPT_DTYPE:
@@ -82,6 +85,7 @@ static void parse_options(int argc, char **argv)
 				usage_error(synopsis, "--dtype: %s", ckpt_errmsg());
 			break;
 		case OPT_EXCLUDE: ckpt_select_exclude(&opt.sel, optarg); break;
+		case OPT_KEEP_STORAGE: opt.keep_storage = 1; break;
 		case OPT_MANIFEST: opt.manifest = optarg; break;
 		case OPT_ONLY: ckpt_select_only(&opt.sel, optarg); break;
 		case OPT_PROGRESS: opt.progress = 1; break;
@@ -200,9 +204,9 @@ _Noreturn static void wrong_length(const struct job *j, uint64_t bytes)
 
 /* ---- the output ----------------------------------------------------------- */
 
-static ckpt_copy_action decide(const ckpt_var *v, ckpt_dtype *dtype, void *user)
+static ckpt_copy_action decide(const ckpt_var *v, ckpt_copy_spec *spec, void *user)
 {
-	(void)dtype;
+	spec->keep_storage = opt.keep_storage;
 	return v->dtype != CKPT_OTHER && ckpt_select_match(user, v->name) ?
 	       CKPT_COPY_EMPTY : CKPT_COPY_WHOLE;
 }

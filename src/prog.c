@@ -12,6 +12,11 @@
 
 const char *progname = "ckpt";
 
+static void library_warning(const char *msg)
+{
+	warn("%s", msg);
+}
+
 void prog_init(const char *argv0)
 {
 	const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
@@ -19,15 +24,19 @@ void prog_init(const char *argv0)
 	if (argv0)
 		progname = slash ? slash + 1 : argv0;
 	ckpt_init();
+	ckpt_set_warn(library_warning);
 }
 
+/* One line, whatever the names in it hold: control bytes escaped. */
 static void vmessage(const char *fmt, va_list ap)
 {
+	char buf[2048], line[2048];
+
+	vsnprintf(buf, sizeof buf, fmt, ap);
 	fflush(stdout);
-	fprintf(stderr, "%s: ", progname);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s: %s\n", progname, ckpt_escape_line(buf, line, sizeof line));
 }
+
 
 void die(const char *fmt, ...)
 {
@@ -151,7 +160,9 @@ double parse_real(const char *opt, const char *s)
 
 int finish(int status)
 {
-	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+	/* a closed stdout (>&-) that nothing was written to is no error */
+	if (fflush(stdout) != 0 || ferror(stdout) ||
+	    (fclose(stdout) != 0 && errno != EBADF)) {
 		if (errno != EPIPE)
 			warn("write error on standard output: %s", strerror(errno));
 		return 2;

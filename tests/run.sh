@@ -1,7 +1,10 @@
 #!/bin/sh
-# tests/run.sh BUILD_DIR - run every cmocka unit test and every CLI case;
-# the last line is "N passed, N failed, N skipped".  Exit 1 if any failed.
+# tests/run.sh BUILD_DIR [PATTERN] - run every cmocka unit test and every
+# CLI case (or, with PATTERN, only the CLI cases whose name matches it, as
+# 'integrity/*'); the last line is "N passed, N failed, N skipped".  Exit 1
+# if any failed.
 B=${1:-build}
+only=${2:-}
 top=$(pwd)
 pass=0 fail=0 skip=0
 failed=""
@@ -37,9 +40,21 @@ if [ -n "${CKPT_VALGRIND:-}" ]; then
 	done
 fi
 
+# Every program the CLI cases run goes through tests/guard.sh, which fails
+# the case when a program changed one of its inputs.  Cases that signal a
+# program by its pid call the programs in $REALBIN directly.
+realbin=$bin
+bin="$work/guard/bin"
+mkdir -p "$bin"
+ln -s "$top/$B/tests" "$work/guard/tests"
+for p in "$realbin"/ckpt-*; do
+	printf '#!/bin/sh\nexec sh "%s/tests/guard.sh" "%s" "$@"\n' "$top" "$p" >"$bin/${p##*/}"
+	chmod +x "$bin/${p##*/}"
+done
+
 echo "== unit tests"
 for t in "$B"/tests/test_*; do
-	[ -z "${CKPT_VALGRIND:-}" ] || break
+	[ -z "${CKPT_VALGRIND:-}" ] && [ -z "$only" ] || break
 	[ -x "$t" ] || continue
 	out=$("$t" 2>&1)
 	rc=$?
@@ -65,11 +80,17 @@ for c in tests/cli/*/*.sh; do
 	[ -f "$c" ] || continue
 	name=${c#tests/cli/}
 	name=${name%.sh}
+	[ -z "$only" ] || case $name in $only) ;; *) continue ;; esac
 	T="$work/case/$name"
 	mkdir -p "$T"
-	out=$(cd "$T" && BIN="$bin" FIX="$fixtures" TOP="$top" T="$T" \
-	      CASE="$name" sh -c '. "$TOP/tests/cli/lib.sh"; . "$TOP/tests/cli/$CASE.sh"' 2>&1)
+	guardlog="$work/guard/$(echo "$name" | tr / _).log"
+	out=$(cd "$T" && BIN="$bin" REALBIN="$realbin" FIX="$fixtures" TOP="$top" T="$T" \
+	      CASE="$name" CKPT_GUARD_LOG="$guardlog" sh -c '. "$TOP/tests/cli/lib.sh"; . "$TOP/tests/cli/$CASE.sh"' 2>&1)
 	rc=$?
+	if [ -s "$guardlog" ] && [ "$rc" -ne 77 ]; then
+		out=$(printf '%s\n' "$out"; cat "$guardlog")
+		rc=1
+	fi
 	case $rc in
 	0) pass=$((pass + 1)) ;;
 	77) skip=$((skip + 1)); echo "SKIP: $name: $out" ;;

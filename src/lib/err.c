@@ -24,12 +24,57 @@ const char *ckpt_errmsg(void)
 	return errbuf;
 }
 
-/* One line, always: HDF5's texts can hold newlines, names anything. */
+char *ckpt_escape_line(const char *s, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p && n + 5 < size; p++) {
+		if (*p == '\n')
+			n += (size_t)snprintf(buf + n, size - n, "\\n");
+		else if (*p == '\t')
+			n += (size_t)snprintf(buf + n, size - n, "\\t");
+		else if (*p < 0x20 || *p == 0x7f)
+			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", *p);
+		else
+			buf[n++] = (char)*p;
+	}
+	if (size)
+		buf[n < size ? n : size - 1] = 0;
+	return buf;
+}
+
+/* One line, always: HDF5's texts can hold newlines, names anything.  A
+ * newline HDF5 ends its text with is dropped, any other control byte shown
+ * escaped. */
 static void one_line(void)
 {
-	for (char *p = errbuf; *p; p++)
-		if ((unsigned char)*p < 0x20)
-			*p = p[1] ? ' ' : '\0';
+	char buf[sizeof errbuf];
+	size_t len = strlen(errbuf);
+
+	while (len && errbuf[len - 1] == '\n')
+		errbuf[--len] = 0;
+	ckpt_escape_line(errbuf, buf, sizeof buf);
+	memcpy(errbuf, buf, sizeof buf);
+}
+
+static ckpt_warn_fn warn_fn;
+
+void ckpt_set_warn(ckpt_warn_fn fn)
+{
+	warn_fn = fn;
+}
+
+void ckpt_warnf(const char *fmt, ...)
+{
+	char buf[1024], line[1024];
+	va_list ap;
+
+	if (!warn_fn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	warn_fn(ckpt_escape_line(buf, line, sizeof line));
 }
 
 /* Format into errbuf; the arguments may be the previous message (adding

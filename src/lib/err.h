@@ -6,6 +6,8 @@
 #ifndef CKPT_ERR_H
 #define CKPT_ERR_H
 
+#include <stddef.h>
+
 /* Call once before any other ckpt_ function: switches HDF5's own error
  * printing off, unless the environment has CKPT_DEBUG=1. */
 void ckpt_init(void);
@@ -25,5 +27,18 @@ int ckpt_seterr_h5(const char *fmt, ...)
 
 /* Set the message from errno: "what: strerror(errno)". */
 int ckpt_seterr_errno(const char *what);
+
+/* Warnings: what the library did that a user should hear of without it
+ * failing (a lossy filter left out, a reference that points nowhere).  The
+ * library hands each, as one line, to the function set here; with none set
+ * (the default) they are dropped. */
+typedef void (*ckpt_warn_fn)(const char *msg);
+void ckpt_set_warn(ckpt_warn_fn fn);
+void ckpt_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* s with control bytes written as \n, \t, \xHH (and \\ for a backslash
+ * that is followed by one), so that a message stays one line; at most
+ * size-1 bytes. */
+char *ckpt_escape_line(const char *s, char *buf, size_t size);
 
 #endif

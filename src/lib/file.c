@@ -84,11 +84,19 @@ int ckpt_read_stream(int fd, void **buf, size_t *size)
 
 /* ---- listing ------------------------------------------------------------ */
 
+/* An object with several hard links, by address: met again, it is a
+ * further name (a second link to a group may form a cycle, to a dataset
+ * would list it twice). */
+struct seen {
+	haddr_t addr;
+	char *path;     /* its first name; NULL: the slot is free */
+	int var;        /* its variable, or -1 */
+};
+
 struct walk {
 	ckpt_file *f;
 	size_t cap, objcap;
-	haddr_t *seen; /* objects already listed: a second hard link to a group
-	                * may form a cycle, to a dataset would list it twice */
+	struct seen *seen; /* open addressing, a power of two slots */
 	size_t nseen, seencap;
 	int failed;
 };
@@ -190,9 +198,9 @@ static int grow(void *arr, size_t *cap, size_t n, size_t elsize)
 	return 0;
 }
 
-/* Record an object in walk order; path and target are copied. */
+/* Record an object in walk order; path, target and file are copied. */
 static int add_obj(struct walk *w, ckpt_obj_kind kind, const char *path,
-                   const char *target)
+                   const char *target, const char *file)
 {
 	ckpt_file *f = w->f;
 	ckpt_obj *o;
@@ -203,9 +211,12 @@ static int add_obj(struct walk *w, ckpt_obj_kind kind, const char *path,
 	memset(o, 0, sizeof *o);
 	o->kind = kind;
 	o->var = f->nvars;
+	o->target_var = -1;
 	if ((path && !(o->path = strdup(path))) ||
-	    (target && !(o->target = strdup(target)))) {
+	    (target && !(o->target = strdup(target))) ||
+	    (file && !(o->file = strdup(file)))) {
 		free(o->path);
+		free(o->target);
 		return ckpt_seterr("%s: out of memory", f->name);
 	}
 	f->nobjs++;
@@ -219,7 +230,7 @@ static int add_variable(struct walk *w, hid_t d, const char *path)
 
 	if (grow(&f->vars, &w->cap, f->nvars, sizeof *f->vars) < 0)
 		return ckpt_seterr("%s: out of memory", f->name);
-	if (add_obj(w, CKPT_OBJ_VAR, NULL, NULL) < 0)
+	if (add_obj(w, CKPT_OBJ_VAR, NULL, NULL, NULL) < 0)
 		return -1;
 	v = &f->vars[f->nvars];
 	memset(v, 0, sizeof *v);
@@ -229,14 +240,75 @@ static int add_variable(struct walk *w, hid_t d, const char *path)
 	return describe_dataset(f, d, v);
 }
 
-static int seen_before(struct walk *w, haddr_t addr)
+static struct seen *seen_slot(struct seen *tab, size_t cap, haddr_t addr)
 {
-	for (size_t i = 0; i < w->nseen; i++)
-		if (w->seen[i] == addr)
-			return 1;
-	if (grow(&w->seen, &w->seencap, w->nseen, sizeof *w->seen) < 0)
+	size_t i = (size_t)((addr * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
+
+	while (tab[i].path && tab[i].addr != addr)
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+/* The slot of the object at addr: its first name when it was met before,
+ * else a free slot for it (room is made first). */
+static struct seen *seen_before(struct walk *w, haddr_t addr)
+{
+	if (2 * (w->nseen + 1) > w->seencap) {
+		size_t cap = w->seencap ? 2 * w->seencap : 64;
+		struct seen *tab = calloc(cap, sizeof *tab);
+
+		if (!tab)
+			return NULL;
+		for (size_t i = 0; i < w->seencap; i++)
+			if (w->seen[i].path)
+				*seen_slot(tab, cap, w->seen[i].addr) = w->seen[i];
+		free(w->seen);
+		w->seen = tab;
+		w->seencap = cap;
+	}
+	return seen_slot(w->seen, w->seencap, addr);
+}
+
+/* Forget the objects first met under prefix (a walk of that group begun
+ * again); the table is rebuilt without them. */
+static int seen_forget(struct walk *w, const char *prefix)
+{
+	size_t len = strlen(prefix);
+	struct seen *tab;
+
+	if (!w->seencap)
+		return 0;
+	if (!(tab = calloc(w->seencap, sizeof *tab)))
 		return -1;
-	w->seen[w->nseen++] = addr;
+	w->nseen = 0;
+	for (size_t i = 0; i < w->seencap; i++) {
+		if (!w->seen[i].path)
+			continue;
+		if (strncmp(w->seen[i].path, prefix, len) == 0) {
+			free(w->seen[i].path);
+			continue;
+		}
+		*seen_slot(tab, w->seencap, w->seen[i].addr) = w->seen[i];
+		w->nseen++;
+	}
+	free(w->seen);
+	w->seen = tab;
+	return 0;
+}
+
+static void seen_free(struct walk *w)
+{
+	for (size_t i = 0; i < w->seencap; i++)
+		free(w->seen[i].path);
+	free(w->seen);
+}
+
+/* A further name of an object met before. */
+static int add_hardlink(struct walk *w, const char *path, const struct seen *first)
+{
+	if (add_obj(w, CKPT_OBJ_HARDLINK, path, first->path, NULL) < 0)
+		return -1;
+	w->f->objs[w->f->nobjs - 1].target_var = first->var;
 	return 0;
 }
 
@@ -247,10 +319,10 @@ struct visit {
 	const char *prefix;
 };
 
-/* Soft links are not followed (the target is listed where it lives), but
- * kept so that a copy of the structure has them too. */
-static int record_softlink(struct walk *w, hid_t g, const char *prefix,
-                           const char *link, const H5L_info_t *li)
+/* Soft and external links are not followed (the target is listed where
+ * it lives, or not at all), but kept so that a copy has them too. */
+static int record_link(struct walk *w, hid_t g, const char *prefix,
+                       const char *link, const H5L_info_t *li)
 {
 	char *target = malloc(li->u.val_size + 1), *path;
 	int rc;
@@ -265,9 +337,17 @@ static int record_softlink(struct walk *w, hid_t g, const char *prefix,
 	sprintf(path, "%s%s", prefix, link);
 	if (H5Lget_val(g, link, target, li->u.val_size + 1, H5P_DEFAULT) < 0) {
 		rc = ckpt_seterr_h5("%s: link '%s': cannot read", w->f->name, path);
-	} else {
+	} else if (li->type == H5L_TYPE_SOFT) {
 		target[li->u.val_size] = 0;
-		rc = add_obj(w, CKPT_OBJ_SOFTLINK, path, target);
+		rc = add_obj(w, CKPT_OBJ_SOFTLINK, path, target, NULL);
+	} else {
+		const char *file, *obj;
+		unsigned flags;
+
+		if (H5Lunpack_elink_val(target, li->u.val_size, &flags, &file, &obj) < 0)
+			rc = ckpt_seterr_h5("%s: link '%s': cannot read", w->f->name, path);
+		else
+			rc = add_obj(w, CKPT_OBJ_EXTLINK, path, obj, file);
 	}
 	free(target);
 	free(path);
@@ -283,13 +363,14 @@ static herr_t visit_link(hid_t g, const char *link, const H5L_info_t *li,
 	struct walk *w = vi->w;
 	H5O_info_t oi;
 	char *path = NULL;
+	struct seen *first = NULL;
 	hid_t obj;
-	int rc = 0, seen = 0;
+	int rc = 0;
 
-	if (li->type == H5L_TYPE_SOFT)
-		return record_softlink(w, g, vi->prefix, link, li) < 0 ? -1 : 0;
+	if (li->type == H5L_TYPE_SOFT || li->type == H5L_TYPE_EXTERNAL)
+		return record_link(w, g, vi->prefix, link, li) < 0 ? -1 : 0;
 	if (li->type != H5L_TYPE_HARD)
-		return 0; /* external links are not followed, nor copied */
+		return 0; /* user-defined link classes: nothing to follow or copy */
 	/* One name lookup per object: open it, then ask what it is. */
 	if ((obj = H5Oopen(g, link, H5P_DEFAULT)) < 0 ||
 	    H5Oget_info2(obj, &oi, H5O_INFO_BASIC) < 0) {
@@ -300,22 +381,34 @@ static herr_t visit_link(hid_t g, const char *link, const H5L_info_t *li,
 	if (oi.type != H5O_TYPE_DATASET && oi.type != H5O_TYPE_GROUP &&
 	    oi.type != H5O_TYPE_NAMED_DATATYPE)
 		goto out;
-	/* Only an object with several hard links can be met again. */
-	if (oi.rc > 1 && (seen = seen_before(w, oi.addr)) != 0) {
-		if (seen < 0)
-			rc = ckpt_seterr("%s: out of memory", w->f->name);
-		goto out; /* else listed under its first name, as h5ls and h5py do */
-	}
 	if (!(path = malloc(strlen(vi->prefix) + strlen(link) + 2))) {
 		rc = ckpt_seterr("%s: out of memory", w->f->name);
 		goto out;
 	}
 	sprintf(path, "%s%s", vi->prefix, link);
+	/* Only an object with several hard links can be met again. */
+	if (oi.rc > 1) {
+		if (!(first = seen_before(w, oi.addr))) {
+			rc = ckpt_seterr("%s: out of memory", w->f->name);
+			goto out;
+		}
+		if (first->path) {
+			rc = add_hardlink(w, path, first);
+			goto out;
+		}
+		first->addr = oi.addr;
+		first->var = oi.type == H5O_TYPE_DATASET ? (int)w->f->nvars : -1;
+		if (!(first->path = strdup(path))) {
+			rc = ckpt_seterr("%s: out of memory", w->f->name);
+			goto out;
+		}
+		w->nseen++;
+	}
 	if (oi.type == H5O_TYPE_DATASET) {
 		rc = add_variable(w, obj, path);
 	} else if (oi.type == H5O_TYPE_NAMED_DATATYPE) {
-		rc = add_obj(w, CKPT_OBJ_DATATYPE, path, NULL); /* not a variable */
-	} else if ((rc = add_obj(w, CKPT_OBJ_GROUP, path, NULL)) == 0) {
+		rc = add_obj(w, CKPT_OBJ_DATATYPE, path, NULL, NULL); /* not a variable */
+	} else if ((rc = add_obj(w, CKPT_OBJ_GROUP, path, NULL, NULL)) == 0) {
 		strcat(path, "/");
 		rc = walk_group(w, obj, path);
 	}
@@ -353,7 +446,10 @@ static int walk_group(struct walk *w, hid_t g, const char *prefix)
 			ckpt_obj *o = &w->f->objs[--w->f->nobjs];
 			free(o->path);
 			free(o->target);
+			free(o->file);
 		}
+		if (seen_forget(w, prefix) < 0)
+			return ckpt_seterr("%s: out of memory", w->f->name);
 		idx = 0;
 	}
 	if (H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, visit_link, &vi) < 0) {
@@ -380,7 +476,7 @@ static int list_variables(ckpt_file *f)
 		return ckpt_seterr_h5("%s: cannot open the root group", f->name);
 	rc = walk_group(&w, root, "");
 	H5Gclose(root);
-	free(w.seen);
+	seen_free(&w);
 	if (rc < 0)
 		return -1;
 	if (!(f->by_name = malloc((f->nvars + 1) * sizeof *f->by_name)))
@@ -583,6 +679,7 @@ void ckpt_close(ckpt_file *f)
 	for (size_t i = 0; i < f->nobjs; i++) {
 		free(f->objs[i].path);
 		free(f->objs[i].target);
+		free(f->objs[i].file);
 	}
 	free(f->objs);
 	free(f->vars);

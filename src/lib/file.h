@@ -4,7 +4,9 @@
  * named by its path without the leading '/'.  Variables are listed depth
  * first, each group in creation order where the file tracks it and in name
  * order otherwise (what h5ls -r shows).  Soft and external links are not
- * followed, so nothing is listed twice. */
+ * followed, and an object reached by several hard links is listed under
+ * the first name met (its other names are kept as links), so nothing is
+ * listed twice and cycles of groups end. */
 #ifndef CKPT_FILE_H
 #define CKPT_FILE_H
 
@@ -30,16 +32,22 @@ typedef struct ckpt_var {
 
 /* Everything the walk met, in order: what a copy of the file's structure
  * needs besides the variables (groups, also empty ones, committed
- * datatypes and soft links). */
+ * datatypes, soft and external links, and the further names of objects
+ * with several hard links). */
 typedef enum {
-	CKPT_OBJ_GROUP, CKPT_OBJ_VAR, CKPT_OBJ_SOFTLINK, CKPT_OBJ_DATATYPE
+	CKPT_OBJ_GROUP, CKPT_OBJ_VAR, CKPT_OBJ_SOFTLINK, CKPT_OBJ_DATATYPE,
+	CKPT_OBJ_HARDLINK, CKPT_OBJ_EXTLINK
 } ckpt_obj_kind;
 
 typedef struct ckpt_obj {
 	ckpt_obj_kind kind;
 	size_t var;         /* CKPT_OBJ_VAR: index into vars */
 	char *path;         /* groups and links: path without the leading '/' */
-	char *target;       /* soft links: the path they point to */
+	char *target;       /* soft links: the path they point to; hard links:
+	                     * the object's first name (without '/'); external
+	                     * links: the path in the other file */
+	char *file;         /* external links: the other file */
+	int target_var;     /* hard links: the variable's index, or -1 */
 } ckpt_obj;
 
 typedef struct ckpt_file {

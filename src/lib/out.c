@@ -1,6 +1,8 @@
 /* out.c - atomic output and structure copying. */
 #include "out.h"
 #include "err.h"
+#include "refs.h"
+#include "slab.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +28,8 @@ struct temp {
 struct ckpt_out {
 	struct temp t;
 	hid_t fid;
+	void *userblock;   /* the base's user block, written back at commit */
+	size_t userblock_size;
 };
 
 struct ckpt_sink {
@@ -59,8 +63,11 @@ static int track(char *path)
 
 	if (!installed) {
 		atexit(ckpt_out_cleanup); /* exit before a commit, too */
-		/* SIGPIPE: "-o -" into a pipe that closed early */
-		static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+		/* SIGPIPE: "-o -" into a pipe that closed early; the others are
+		 * what terminals, shells and batch schedulers send */
+		static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT,
+		                           SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
+		                           SIGXCPU, SIGXFSZ};
 		struct sigaction sa;
 
 		memset(&sa, 0, sizeof sa);
@@ -115,14 +122,54 @@ static char *temp_in_tmpdir(void)
 	return tmp;
 }
 
-/* A device or a FIFO (/dev/null, /dev/stdout, a named pipe): written into
- * as it is, never replaced. */
+/* A name for an open descriptor: /dev/stdout, /dev/fd/N, /proc/self/fd/N,
+ * or a link into /proc. */
+static int is_fd_alias(const char *target)
+{
+	char link[64];
+	ssize_t n = readlink(target, link, sizeof link - 1);
+
+	if (n > 0)
+		link[n] = 0;
+	return strncmp(target, "/dev/fd/", 8) == 0 || strncmp(target, "/dev/std", 8) == 0 ||
+	       strncmp(target, "/proc/", 6) == 0 || (n > 0 && strncmp(link, "/proc/", 6) == 0);
+}
+
+/* A device, a FIFO (/dev/null, a named pipe) or a descriptor's name
+ * (/dev/stdout): written into as it is, never replaced. */
 static int is_stream(const char *target)
 {
 	struct stat st;
 
 	return stat(target, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) ||
-	                                  S_ISSOCK(st.st_mode));
+	                                  S_ISSOCK(st.st_mode) || is_fd_alias(target));
+}
+
+/* -o LINK: the file the symbolic link points to is the target (replaced
+ * with -f, the link kept); a dangling link is refused. */
+static int follow_link(struct temp *t, const char *target)
+{
+	char *real = realpath(target, NULL);
+
+	if (!real)
+		return ckpt_seterr("%s: a symbolic link to nothing (name its target, or "
+		                   "remove it)", target);
+	free(t->target);
+	t->target = real;
+	return 0;
+}
+
+/* A replaced target keeps its permissions (and owner, where allowed); a
+ * group that cannot be kept loses its rights rather than pass them on. */
+static void keep_mode(int fd, const struct stat *st)
+{
+	struct stat now;
+	mode_t mode = st->st_mode & 0777;
+
+	if (fchown(fd, st->st_uid, st->st_gid) < 0 &&
+	    (fstat(fd, &now) < 0 || now.st_gid != st->st_gid))
+		mode &= ~(mode_t)S_IRWXG;
+	fchmod(fd, mode);
 }
 
 static const char *shown(const struct temp *t)
@@ -173,12 +220,20 @@ static int temp_open(struct temp *t, const char *target, int force, int via_tmpd
 		}
 	}
 	if (!to_stdout && !t->stream) {
-		if (!force && lstat(target, &st) == 0)
+		int exists = lstat(target, &st) == 0;
+
+		if (!force && exists)
 			return ckpt_seterr("%s: already exists (use -f to replace it)", target);
-		if (lstat(target, &st) == 0 && S_ISDIR(st.st_mode))
-			return ckpt_seterr("%s: is a directory", target);
 		if (!(t->target = strdup(target)))
 			return ckpt_seterr("%s: out of memory", target);
+		if (exists && S_ISLNK(st.st_mode) && follow_link(t, target) < 0)
+			return -1;
+		exists = stat(t->target, &st) == 0;
+		if (exists && S_ISDIR(st.st_mode))
+			return ckpt_seterr("%s: is a directory", target);
+		target = t->target;
+		if (!exists)
+			st.st_mode = 0;
 	}
 	if (!(t->tmp = to_stdout || t->stream ? temp_in_tmpdir() : temp_beside(target)))
 		return ckpt_seterr("%s: out of memory", shown(t));
@@ -189,9 +244,13 @@ static int temp_open(struct temp *t, const char *target, int force, int via_tmpd
 		                   strerror(errno));
 	}
 	t->slot = track(t->tmp);
-	mask = umask(0);
-	umask(mask);
-	fchmod(t->fd, 0666 & ~mask); /* mkstemp makes 0600; be an ordinary file */
+	if (t->target && !t->stream && st.st_mode) {
+		keep_mode(t->fd, &st);
+	} else {
+		mask = umask(0);
+		umask(mask);
+		fchmod(t->fd, 0666 & ~mask); /* mkstemp makes 0600; be an ordinary file */
+	}
 	return 0;
 }
 
@@ -394,6 +453,38 @@ static hid_t fcpl_like(const ckpt_file *f)
 	return fcpl;
 }
 
+/* The bytes of f's user block (HDF5 keeps its size, not its content). */
+static int read_userblock(const ckpt_file *f, hid_t fcpl, ckpt_out *o)
+{
+	hsize_t size = 0;
+
+	if (H5Pget_userblock(fcpl, &size) < 0 || size == 0 || size > f->size)
+		return 0;
+	if (!(o->userblock = malloc((size_t)size)))
+		return ckpt_seterr("%s: out of memory", f->name);
+	o->userblock_size = (size_t)size;
+	if (f->image)
+		memcpy(o->userblock, f->image, (size_t)size);
+	else if (pread(f->fd, o->userblock, (size_t)size, 0) != (ssize_t)size)
+		return ckpt_seterr_errno(f->name);
+	return 0;
+}
+
+static int write_userblock(const ckpt_out *o)
+{
+	int fd;
+	ssize_t n;
+
+	if (!o->userblock_size)
+		return 0;
+	if ((fd = open(o->t.tmp, O_WRONLY)) < 0)
+		return ckpt_seterr_errno(shown(&o->t));
+	n = pwrite(fd, o->userblock, o->userblock_size, 0);
+	if (close(fd) < 0 || n != (ssize_t)o->userblock_size)
+		return ckpt_seterr("%s: write error: %s", shown(&o->t), strerror(errno));
+	return 0;
+}
+
 ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like)
 {
 	ckpt_out *o = calloc(1, sizeof *o);
@@ -411,6 +502,10 @@ ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like)
 	o->t.fd = -1;
 	if (like) {
 		fcpl = fcpl_like(like);
+		if (fcpl >= 0 && read_userblock(like, fcpl, o) < 0) {
+			H5Pclose(fcpl);
+			goto fail;
+		}
 	} else { /* a new file lists its variables in the order they are made */
 		fcpl = H5Pcreate(H5P_FILE_CREATE);
 		H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
@@ -447,7 +542,12 @@ int ckpt_out_commit(ckpt_out *o)
 		ckpt_out_abort(o);
 		return -1;
 	}
+	if (write_userblock(o) < 0) {
+		ckpt_out_abort(o);
+		return -1;
+	}
 	rc = temp_commit(&o->t);
+	free(o->userblock);
 	free(o);
 	return rc;
 }
@@ -459,6 +559,7 @@ void ckpt_out_abort(ckpt_out *o)
 	if (o->fid >= 0)
 		H5Fclose(o->fid);
 	temp_release(&o->t);
+	free(o->userblock);
 	free(o);
 }
 
@@ -583,23 +684,163 @@ static int copy_group(const ckpt_file *src, hid_t dst, const char *path)
 	return rc;
 }
 
-static int create_empty(const ckpt_file *src, const ckpt_var *v, hid_t dst,
-                        ckpt_dtype dtype)
+/* ---- storage of the output's datasets ---------------------------------- */
+
+/* Filters that lose information, by their registered ids (scale-offset is
+ * judged by its parameters). */
+static const struct {
+	H5Z_filter_t id;
+	const char *name;
+} lossy_filters[] = {
+	{32013, "zfp"}, {32014, "fpzip"}, {32017, "sz"}, {32019, "jpeg"},
+	{32024, "sz3"}, {32028, "sperr"},
+};
+
+/* Scale-offset drops decimal digits of floats, and bits of integers when
+ * given fewer than they need (a factor of 0 lets HDF5 count them). */
+static int scaleoffset_lossy(const unsigned *cd, size_t ncd, hid_t type)
+{
+	return H5Tget_class(type) != H5T_INTEGER || ncd < 2 || cd[0] != H5Z_SO_INT ||
+	       cd[1] != 0;
+}
+
+/* The name of filter i of dcpl when it is lossy for values of type. */
+static const char *lossy_filter(hid_t dcpl, unsigned i, hid_t type, H5Z_filter_t *id)
+{
+	unsigned flags, cd[32];
+	size_t ncd = sizeof cd / sizeof *cd;
+	char name[64];
+
+	*id = H5Pget_filter2(dcpl, i, &flags, &ncd, cd, sizeof name, name, NULL);
+	if (*id == H5Z_FILTER_SCALEOFFSET)
+		return scaleoffset_lossy(cd, ncd, type) ? "scale-offset" : NULL;
+	for (size_t k = 0; k < sizeof lossy_filters / sizeof *lossy_filters; k++)
+		if (*id == lossy_filters[k].id)
+			return lossy_filters[k].name;
+	return NULL;
+}
+
+/* Leave the lossy filters out of dcpl, which is to store computed values
+ * of type; each one dropped is a warning. */
+static void drop_lossy_filters(hid_t dcpl, hid_t type, const char *file,
+                               const char *var)
+{
+	for (int i = H5Pget_nfilters(dcpl) - 1; i >= 0; i--) {
+		H5Z_filter_t id;
+		const char *name = lossy_filter(dcpl, (unsigned)i, type, &id);
+
+		if (name && H5Premove_filter(dcpl, id) >= 0)
+			ckpt_warnf("%s: variable '%s': lossy %s filter left out of the "
+			           "computed values (--keep-storage keeps it)", file, var, name);
+	}
+}
+
+/* Whether dataset creation properties keep the values outside the file:
+ * in external raw files or in other datasets (a virtual dataset). */
+static int foreign_storage(hid_t dcpl)
+{
+	return H5Pget_layout(dcpl) == H5D_VIRTUAL || H5Pget_external_count(dcpl) > 0;
+}
+
+/* Creation properties for the values of a foreign-storage dataset held in
+ * the file itself: contiguous, with the same fill value. */
+static hid_t own_storage(hid_t dcpl, hid_t type)
+{
+	hid_t own = H5Pcreate(H5P_DATASET_CREATE);
+	H5D_fill_value_t how;
+	void *fill;
+
+	if (own >= 0 && H5Pfill_value_defined(dcpl, &how) >= 0 &&
+	    how == H5D_FILL_VALUE_USER_DEFINED &&
+	    (fill = calloc(1, H5Tget_size(type)))) {
+		if (H5Pget_fill_value(dcpl, type, fill) >= 0)
+			H5Pset_fill_value(own, type, fill);
+		free(fill);
+	}
+	return own;
+}
+
+/* The creation properties of dataset sd for its counterpart in the output,
+ * whose values will be of type: never the input's storage; lossy filters
+ * left out of computed values unless kept.  Sets *foreign when the values
+ * must be copied by hand (H5Ocopy would keep the foreign storage). */
+static hid_t output_dcpl(hid_t sd, hid_t type, const ckpt_copy_spec *computed,
+                         const char *file, const char *var, int *foreign)
+{
+	hid_t dcpl = H5Dget_create_plist(sd), own;
+
+	*foreign = dcpl >= 0 && foreign_storage(dcpl);
+	if (*foreign) {
+		own = own_storage(dcpl, type);
+		H5Pclose(dcpl);
+		dcpl = own;
+	}
+	if (dcpl >= 0 && computed && !computed->keep_storage)
+		drop_lossy_filters(dcpl, type, file, var);
+	return dcpl;
+}
+
+/* ---- copying variables -------------------------------------------------- */
+
+/* Variable v's values, slab by slab, into dataset dd of the same shape. */
+static int copy_values(const ckpt_file *src, const ckpt_var *v, hid_t dd)
+{
+	ckpt_slab s;
+	ckpt_region r;
+	int rc;
+
+	if (v->nelems == 0)
+		return 0;
+	if (ckpt_slab_open(&s, src, v, CKPT_SLAB_BYTES) < 0)
+		return -1;
+	while ((rc = ckpt_slab_next(&s)) > 0) {
+		ckpt_slab_region(&s, &r);
+		if ((rc = ckpt_region_write(&r, dd, s.mtype, s.buf)) < 0)
+			break;
+	}
+	ckpt_slab_close(&s);
+	return rc;
+}
+
+/* The element type of dataset sd for the output: a committed type is the
+ * one of the same path in dst (copied there before, in walk order). */
+static hid_t type_like(hid_t sd, hid_t dst)
+{
+	hid_t t = H5Dget_type(sd), named;
+	char path[1024];
+
+	if (t < 0 || H5Tcommitted(t) <= 0 || H5Iget_name(t, path, sizeof path) <= 0 ||
+	    H5Oexists_by_name(dst, path, H5P_DEFAULT) <= 0 ||
+	    (named = H5Topen2(dst, path, H5P_DEFAULT)) < 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return t;
+	}
+	H5Tclose(t);
+	return named;
+}
+
+/* Create dst_name in dst like variable v of src: shape, attributes and
+ * storage as output_dcpl() says, element type dtype (CKPT_OTHER: as the
+ * source's); its values are copied when copy is set, else left to come. */
+static int create_like(const ckpt_file *src, const ckpt_var *v, hid_t dst,
+                       const char *dst_name, const ckpt_copy_spec *computed, int copy)
 {
 	hid_t sd = H5Dopen2(src->fid, v->name, H5P_DEFAULT), dcpl = -1, sp = -1,
 	      t = -1, dd = -1;
-	int rc = -1;
+	ckpt_dtype dtype = computed ? computed->dtype : CKPT_OTHER;
+	int rc = -1, foreign = 0;
 
 	if (sd >= 0 && needs_dense_attrs(sd))
 		newer_format(dst);
-	if (sd < 0 || (dcpl = H5Dget_create_plist(sd)) < 0 ||
-	    (sp = H5Dget_space(sd)) < 0 ||
-	    (t = dtype == CKPT_OTHER ? H5Dget_type(sd) : ckpt_dtype_filetype(dtype)) < 0 ||
-	    (dd = H5Dcreate2(dst, v->name, t, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
+	if (sd < 0 || (sp = H5Dget_space(sd)) < 0 ||
+	    (t = dtype == CKPT_OTHER ? type_like(sd, dst) : ckpt_dtype_filetype(dtype)) < 0 ||
+	    (dcpl = output_dcpl(sd, t, computed, src->name, v->name, &foreign)) < 0 ||
+	    (dd = H5Dcreate2(dst, dst_name, t, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
 		ckpt_seterr_h5("%s: variable '%s': cannot create it in the output",
 		               src->name, v->name);
-	else
-		rc = ckpt_copy_attrs(sd, dd, src->name);
+	else if ((rc = ckpt_copy_attrs(sd, dd, src->name)) == 0 && copy &&
+	         (rc = copy_values(src, v, dd)) < 0)
+		ckpt_seterr("%s: variable '%s': %s", src->name, v->name, ckpt_errmsg());
 	if (dd >= 0)
 		H5Dclose(dd);
 	if (t >= 0)
@@ -613,22 +854,70 @@ static int create_empty(const ckpt_file *src, const ckpt_var *v, hid_t dst,
 	return rc;
 }
 
+/* Whether variable v of src keeps its values outside the file. */
+static int stored_elsewhere(const ckpt_file *src, const ckpt_var *v)
+{
+	hid_t d = H5Dopen2(src->fid, v->name, H5P_DEFAULT);
+	hid_t dcpl = d >= 0 ? H5Dget_create_plist(d) : -1;
+	int yes = dcpl >= 0 && foreign_storage(dcpl);
+
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	if (d >= 0)
+		H5Dclose(d);
+	return yes;
+}
+
+/* H5Ocopy, with the toolkit's own attribute copier (HDF5 1.10's crashes on
+ * dense attribute storage holding variable-length strings, and cannot
+ * store attributes over 64 KiB in the earliest format); a committed
+ * datatype the object uses is the one of that name in dst. */
+static int copy_object(hid_t src, const char *name, hid_t dst, const char *dst_name)
+{
+	hid_t ocpypl = H5Pcreate(H5P_OBJECT_COPY), so = -1, d = -1;
+	int rc = -1;
+
+	if (ocpypl >= 0 &&
+	    H5Pset_copy_object(ocpypl, H5O_COPY_WITHOUT_ATTR_FLAG |
+	                               H5O_COPY_MERGE_COMMITTED_DTYPE_FLAG) >= 0 &&
+	    H5Ocopy(src, name, dst, dst_name, ocpypl, H5P_DEFAULT) >= 0 &&
+	    (so = H5Oopen(src, name, H5P_DEFAULT)) >= 0 &&
+	    (d = H5Oopen(dst, dst_name, H5P_DEFAULT)) >= 0) {
+		if (needs_dense_attrs(so))
+			newer_format(dst);
+		rc = ckpt_copy_attrs(so, d, name);
+	}
+	if (d >= 0)
+		H5Oclose(d);
+	if (so >= 0)
+		H5Oclose(so);
+	if (ocpypl >= 0)
+		H5Pclose(ocpypl);
+	return rc;
+}
+
+int ckpt_copy_var(const ckpt_file *src, const ckpt_var *v, hid_t dst,
+                  const char *dst_name)
+{
+	if (stored_elsewhere(src, v))
+		return create_like(src, v, dst, dst_name, NULL, 1);
+	if (copy_object(src->fid, v->name, dst, dst_name) < 0)
+		return ckpt_seterr_h5("%s: variable '%s': cannot copy", src->name, v->name);
+	return 0;
+}
+
 static int copy_var(const ckpt_file *src, const ckpt_var *v, hid_t dst,
                     ckpt_copy_fn decide, void *user)
 {
-	ckpt_dtype dtype = CKPT_OTHER;
+	ckpt_copy_spec spec = {CKPT_OTHER, 0};
 
-	switch (decide(v, &dtype, user)) {
+	switch (decide(v, &spec, user)) {
 	case CKPT_COPY_SKIP:
 		return 0;
 	case CKPT_COPY_EMPTY:
-		return create_empty(src, v, dst, dtype);
+		return create_like(src, v, dst, v->name, &spec, 0);
 	default:
-		/* H5Ocopy also copies attributes: the same limit applies */
-		if (H5Ocopy(src->fid, v->name, dst, v->name, H5P_DEFAULT, H5P_DEFAULT) < 0)
-			return ckpt_seterr_h5("%s: variable '%s': cannot copy", src->name,
-			                      v->name);
-		return 0;
+		return ckpt_copy_var(src, v, dst, v->name);
 	}
 }
 
@@ -645,6 +934,19 @@ int ckpt_copy_root_attrs(const ckpt_file *src, hid_t dst)
 	return rc;
 }
 
+/* A further name of an object already in dst; none when the object was
+ * left out (a variable skipped, or held by another shard). */
+static int copy_hardlink(const ckpt_file *src, const ckpt_obj *o, hid_t dst)
+{
+	if (H5Oexists_by_name(dst, o->target, H5P_DEFAULT) <= 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return 0;
+	}
+	if (H5Lcreate_hard(dst, o->target, dst, o->path, H5P_DEFAULT, H5P_DEFAULT) < 0)
+		return ckpt_seterr_h5("%s: link '%s': cannot copy", src->name, o->path);
+	return 0;
+}
+
 int ckpt_copy_obj(const ckpt_file *src, const ckpt_obj *o, hid_t dst,
                   ckpt_copy_fn decide, void *user)
 {
@@ -652,7 +954,7 @@ int ckpt_copy_obj(const ckpt_file *src, const ckpt_obj *o, hid_t dst,
 	case CKPT_OBJ_GROUP:
 		return copy_group(src, dst, o->path);
 	case CKPT_OBJ_DATATYPE:
-		if (H5Ocopy(src->fid, o->path, dst, o->path, H5P_DEFAULT, H5P_DEFAULT) < 0)
+		if (copy_object(src->fid, o->path, dst, o->path) < 0)
 			return ckpt_seterr_h5("%s: datatype '%s': cannot copy", src->name,
 			                      o->path);
 		return 0;
@@ -662,6 +964,13 @@ int ckpt_copy_obj(const ckpt_file *src, const ckpt_obj *o, hid_t dst,
 		if (H5Lcreate_soft(o->target, dst, o->path, H5P_DEFAULT, H5P_DEFAULT) < 0)
 			return ckpt_seterr_h5("%s: link '%s': cannot copy", src->name, o->path);
 		return 0;
+	case CKPT_OBJ_EXTLINK:
+		if (H5Lcreate_external(o->file, o->target, dst, o->path, H5P_DEFAULT,
+		                       H5P_DEFAULT) < 0)
+			return ckpt_seterr_h5("%s: link '%s': cannot copy", src->name, o->path);
+		return 0;
+	case CKPT_OBJ_HARDLINK:
+		return copy_hardlink(src, o, dst);
 	}
 	return 0;
 }
@@ -673,5 +982,5 @@ int ckpt_copy_structure(const ckpt_file *src, hid_t dst, ckpt_copy_fn decide,
 
 	for (size_t i = 0; i < src->nobjs && rc == 0; i++)
 		rc = ckpt_copy_obj(src, &src->objs[i], dst, decide, user);
-	return rc;
+	return rc == 0 ? ckpt_copy_refs(src, dst) : rc;
 }

@@ -66,10 +66,28 @@ typedef enum {
 	CKPT_COPY_SKIP,   /* leave it out */
 } ckpt_copy_action;
 
-/* Asked once per variable; may set *dtype (CKPT_COPY_EMPTY only) to store
- * the new dataset as another element type (CKPT_OTHER: as the source). */
-typedef ckpt_copy_action (*ckpt_copy_fn)(const ckpt_var *v, ckpt_dtype *dtype,
+/* How a variable created empty is stored: dtype, the element type (as the
+ * source: CKPT_OTHER); keep_storage, whether the values to come, which the
+ * caller computes, keep lossy filters of the source (scale-offset on
+ * floats, zfp, sz, ...).  By default those are left out, with a warning:
+ * they would quantize the values.  Lossless filters are always kept. */
+typedef struct ckpt_copy_spec {
+	ckpt_dtype dtype;
+	int keep_storage;
+} ckpt_copy_spec;
+
+/* Asked once per variable; may fill in spec (CKPT_COPY_EMPTY only). */
+typedef ckpt_copy_action (*ckpt_copy_fn)(const ckpt_var *v, ckpt_copy_spec *spec,
                                          void *user);
+
+/* Whatever the action, no output refers to an input's storage: a variable
+ * stored in external files or as a virtual dataset is written into the
+ * output with its values (contiguous storage). */
+
+/* Copy variable v of src whole into dst under the name dst_name (groups
+ * above it must exist). */
+int ckpt_copy_var(const ckpt_file *src, const ckpt_var *v, hid_t dst,
+                  const char *dst_name);
 
 /* Recreate src's structure in dst, in src's order: root attributes, groups
  * (empty ones too) with their properties and attributes, soft links, and

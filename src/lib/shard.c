@@ -1,6 +1,7 @@
 /* shard.c - splitting a checkpoint into shards and joining them. */
 #include "shard.h"
 #include "err.h"
+#include "refs.h"
 #include "flat.h"
 #include "fmt.h"
 #include "out.h"
@@ -322,9 +323,9 @@ int ckpt_shard_check(ckpt_file **shards, ckpt_shard_info *info, size_t n)
 	return 0;
 }
 
-static ckpt_copy_action copy_whole(const ckpt_var *v, ckpt_dtype *dtype, void *user)
+static ckpt_copy_action copy_whole(const ckpt_var *v, ckpt_copy_spec *spec, void *user)
 {
-	(void)v, (void)dtype, (void)user;
+	(void)v, (void)spec, (void)user;
 	return CKPT_COPY_WHOLE;
 }
 
@@ -337,7 +338,19 @@ static int same_obj(const ckpt_obj *a, const ckpt_obj *b)
  * step past it everywhere. */
 static int copy_common(ckpt_file **shards, size_t k, size_t *cur, hid_t dst)
 {
-	const ckpt_obj *o = cur[0] < shards[0]->nobjs ? &shards[0]->objs[cur[0]] : NULL;
+	const ckpt_obj *o;
+
+	/* further names of a variable are only in the shard that holds it */
+	for (size_t s = 0; s < k; s++)
+		while (cur[s] < shards[s]->nobjs &&
+		       shards[s]->objs[cur[s]].kind == CKPT_OBJ_HARDLINK &&
+		       shards[s]->objs[cur[s]].target_var >= 0)
+			if (ckpt_copy_obj(shards[s], &shards[s]->objs[cur[s]++], dst,
+			                  copy_whole, NULL) < 0)
+				return -1;
+	o = cur[0] < shards[0]->nobjs ? &shards[0]->objs[cur[0]] : NULL;
+	if (!o && cur[0] == shards[0]->nobjs)
+		return 0; /* only such names were left */
 
 	for (size_t s = 0; s < k; s++)
 		if (!o || cur[s] >= shards[s]->nobjs || !same_obj(o, &shards[s]->objs[cur[s]]))
@@ -385,6 +398,8 @@ int ckpt_shard_join(ckpt_file **shards, const ckpt_shard_info *info, hid_t dst)
 		if (cur[s] != shards[s]->nobjs)
 			rc = ckpt_seterr("%s and %s do not fit together (their groups differ)",
 			                 shards[0]->name, shards[s]->name);
+	for (size_t s = 0; s < k && rc == 0; s++)
+		rc = ckpt_copy_refs(shards[s], dst);
 	free(cur);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* slab.c - bounded-size hyperslab iteration over a variable. */
 #include "slab.h"
 #include "err.h"
+#include "refs.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -420,19 +421,16 @@ int ckpt_slab_same(const ckpt_slab *a, const ckpt_slab *b)
 {
 	if (a->count != b->count || a->elsize != b->elsize)
 		return 0;
-	if (H5Tis_variable_str(a->mtype) > 0) {
-		char *const *x = a->buf, *const *y = b->buf;
+	if (ckpt_type_has_refs(a->mtype) || H5Tis_variable_str(a->mtype) > 0 ||
+	    H5Tdetect_class(a->mtype, H5T_STRING) > 0) {
+		int same = ckpt_values_same(a->mtype, a->buf, a->file->fid, b->buf,
+		                            b->file->fid, a->count);
 
-		for (size_t i = 0; i < a->count; i++)
-			if ((x[i] && y[i]) ? strcmp(x[i], y[i]) != 0 : x[i] != y[i])
-				return 0;
-		return 1;
+		if (same < 0)
+			ckpt_seterr("%s: variable '%s': %s", a->file->name, a->var->name,
+			            ckpt_errmsg());
+		return same;
 	}
-	if (H5Tdetect_class(a->mtype, H5T_VLEN) > 0 ||
-	    H5Tdetect_class(a->mtype, H5T_REFERENCE) > 0)
-		return ckpt_seterr("%s: variable '%s' (%s) holds variable-length data "
-		                   "or references, which cannot be compared",
-		                   a->file->name, a->var->name, a->var->type);
 	return memcmp(a->buf, b->buf, a->count * a->elsize) == 0;
 }
 

@@ -195,16 +195,16 @@ static void make_source(const char *path)
 	H5Pclose(fcpl);
 }
 
-static ckpt_copy_action keep_empty(const ckpt_var *v, ckpt_dtype *dtype, void *user)
+static ckpt_copy_action keep_empty(const ckpt_var *v, ckpt_copy_spec *spec, void *user)
 {
 	(void)v;
-	*dtype = *(ckpt_dtype *)user;
+	spec->dtype = *(ckpt_dtype *)user;
 	return CKPT_COPY_EMPTY;
 }
 
-static ckpt_copy_action keep_whole(const ckpt_var *v, ckpt_dtype *dtype, void *user)
+static ckpt_copy_action keep_whole(const ckpt_var *v, ckpt_copy_spec *spec, void *user)
 {
-	(void)v, (void)dtype, (void)user;
+	(void)v, (void)spec, (void)user;
 	return CKPT_COPY_WHOLE;
 }
 

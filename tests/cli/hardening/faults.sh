@@ -17,10 +17,10 @@ while [ $i -lt 12 ]; do
 	i=$((i + 1))
 	delay=$(awk -v s=$i 'BEGIN { srand(s); printf "%.3f", rand() * 0.15 }')
 	case $((i % 4)) in
-	0) ckpt-average -q -f -o t.h5 a.h5 b.h5 & want=ab.h5 ;;
-	1) ckpt-merge -q -f -o t.h5 a.h5 ab.h5 & want=ab.h5 ;;
-	2) ckpt-unflatten -q -f --template a.h5 -o t.h5 ab.bin & want=ab.h5 ;;
-	3) ckpt-flatten -f -o t.bin ab.h5 & want=ab.bin ;;
+	0) "$REALBIN"/ckpt-average -q -f -o t.h5 a.h5 b.h5 & want=ab.h5 ;;
+	1) "$REALBIN"/ckpt-merge -q -f -o t.h5 a.h5 ab.h5 & want=ab.h5 ;;
+	2) "$REALBIN"/ckpt-unflatten -q -f --template a.h5 -o t.h5 ab.bin & want=ab.h5 ;;
+	3) "$REALBIN"/ckpt-flatten -f -o t.bin ab.h5 & want=ab.bin ;;
 	esac
 	pid=$!
 	sleep "$delay"
@@ -67,12 +67,12 @@ fi
 
 # a closed pipe: SIGPIPE, no message, no temporary
 mkfifo p
-ckpt-read --values a.h5 >p 2>err & pid=$!
+"$REALBIN"/ckpt-read --values a.h5 >p 2>err & pid=$!
 head -c 10 <p >/dev/null
 wait $pid; rc=$?
 [ $rc -eq 141 ] || fail "ckpt-read into a closed pipe: status $rc"
 [ ! -s err ] || fail "stderr: $(cat err)"
-ckpt-flatten a.h5 >p 2>err & pid=$!
+"$REALBIN"/ckpt-flatten a.h5 >p 2>err & pid=$!
 head -c 10 <p >/dev/null
 wait $pid; rc=$?
 [ $rc -eq 141 ] || fail "ckpt-flatten into a closed pipe: status $rc"

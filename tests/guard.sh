@@ -1,0 +1,68 @@
+#!/bin/sh
+# tests/guard.sh PROGRAM ARGS... - run a ckpt program and check that it
+# changed none of its inputs: every existing regular file named on the
+# command line, and every regular file in the working directory, is
+# checksummed before and after, except the outputs the command names
+# (-o/--output, ckpt-flatten's --manifest; a %d pattern stands for its
+# shards; a link given as -o stands for its target) and what stdout and
+# stderr were sent to.  A changed input is written to $CKPT_GUARD_LOG,
+# which tests/run.sh turns into a failure of the case.
+prog=$1
+shift
+
+# The outputs, as absolute glob patterns, one per line.
+outs=
+add_out() {
+	case $1 in /*) o=$1 ;; *) o=$PWD/${1#./} ;; esac
+	while :; do # %d, %05d, ... stand for any shard number
+		case $o in
+		*%[0-9]*d*|*%d*) pre=${o%%\%*} rest=${o#*%}; rest=${rest#*d}; o=$pre*$rest ;;
+		*) break ;;
+		esac
+	done
+	outs="$outs
+$o"
+	[ -L "$1" ] && outs="$outs
+$(readlink -f "$1")"
+}
+prev=
+for a; do
+	case $prev in
+	-o|--output) add_out "$a" ;;
+	--manifest) [ "${prog##*/}" = ckpt-flatten ] && add_out "$a" ;;
+	esac
+	case $a in
+	-o?*) add_out "${a#-o}" ;;
+	--output=*) add_out "${a#--output=}" ;;
+	--manifest=*) [ "${prog##*/}" = ckpt-flatten ] && add_out "${a#--manifest=}" ;;
+	esac
+	prev=$a
+done
+
+is_output() {
+	case $1 in /*) f=$1 ;; *) f=$PWD/${1#./} ;; esac
+	old=$IFS
+	IFS='
+'
+	for o in $outs; do
+		case $f in $o) IFS=$old; return 0 ;; esac
+	done
+	IFS=$old
+	return 1
+}
+
+exec 8>&1 9>&2 # where the shell sent stdout and stderr: outputs too
+sums=$(mktemp "${TMPDIR:-/tmp}/ckpt-guard.XXXXXX") || exit 2
+for f in "$@" ./* ./.[!.]*; do
+	[ -f "$f" ] && [ ! -L "$f" ] || continue
+	[ "$f" -ef /dev/fd/8 ] || [ "$f" -ef /dev/fd/9 ] || is_output "$f" ||
+		printf '%s\0' "$f"
+done 2>/dev/null | xargs -0 -r md5sum -- >"$sums" 2>/dev/null
+"$prog" "$@" 8>&- 9>&-
+rc=$?
+if [ -s "$sums" ] && ! md5sum -c --quiet "$sums" >"$sums.bad" 2>&1; then
+	{ printf 'input changed by %s:' "${prog##*/}"; printf ' %s' "$@"; echo
+	  sed 's/^/    /' "$sums.bad"; } >>"${CKPT_GUARD_LOG:-/dev/stderr}"
+fi
+rm -f "$sums" "$sums.bad"
+exit $rc
