@@ -129,7 +129,7 @@ uninstall:
 # The filter plugins let HDF5 decode LZF, LZ4, BZip2 and Bitshuffle data.
 DEPS := build-essential pkg-config libhdf5-dev libarchive-dev libcmocka-dev \
         zlib1g-dev hdf5-plugin-lzf hdf5-filter-plugin python3-h5py python3-numpy \
-        hdf5-tools valgrind
+        hdf5-tools valgrind mandoc
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

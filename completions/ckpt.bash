@@ -30,7 +30,7 @@ _ckpt()
 		--init --steps --gradients --apply --prefix --random-prefix
 		--print-every --quiet --verbose --help --version -q -v -h -V" ;;
 	*ckpt-average) opts="-o -f --force -w --weights --no-normalize --partial
-		--dtype --only --exclude --progress --quiet --verbose --help --version
+		--dtype --keep-storage --only --exclude --progress --quiet --verbose --help --version
 		-q -v -h -V" ;;
 	*ckpt-diff) opts="--atol --rtol --ulps --bitwise -n --stats --json --only
 		--exclude --strip-prefix --add-prefix --progress --quiet --help --version
@@ -39,10 +39,10 @@ _ckpt()
 		--compress --size --only --exclude --strip-prefix --add-prefix
 		--progress --quiet --verbose --help --version -q -v -h -V" ;;
 	*ckpt-unflatten) opts="-o -f --force --template --manifest --dtype
-		--big-endian --only --exclude --progress --quiet --verbose --help
+		--big-endian --keep-storage --only --exclude --progress --quiet --verbose --help
 		--version -q -v -h -V" ;;
 	*ckpt-merge) opts="-o -f --force --strip-prefix --add-prefix --rename
-		--only --exclude --cast --strict --add -n --dry-run --split --by --join
+		--only --exclude --cast --keep-storage --strict --add -n --dry-run --split --by --join
 		--quiet --verbose --help --version -q -v -h -V" ;;
 	*) opts="--help --version" ;;
 	esac

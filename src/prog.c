@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +18,53 @@ static void library_warning(const char *msg)
 	warn("%s", msg);
 }
 
+static void put(const char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0) {
+		ssize_t w = write(2, s, n);
+
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/* SIGBUS: a mapped input shrank under us (another program truncated it).
+ * One line, the temporary removed, exit 2; async-signal-safe throughout. */
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	const char *file = ckpt_mapped_file(si->si_addr);
+
+	(void)sig, (void)ctx;
+	put(progname);
+	put(": ");
+	if (file) {
+		put(file);
+		put(": ");
+	}
+	put("the file shrank while being read (changed by another program?)\n");
+	ckpt_out_cleanup();
+	_exit(2);
+}
+
 void prog_init(const char *argv0)
 {
+	struct sigaction sa;
+
 	const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
 
 	if (argv0)
 		progname = slash ? slash + 1 : argv0;
 	ckpt_init();
 	ckpt_set_warn(library_warning);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
 }
 
 /* One line, whatever the names in it hold: control bytes escaped. */

@@ -51,7 +51,9 @@ is_output() {
 	return 1
 }
 
-exec 8>&1 9>&2 # where the shell sent stdout and stderr: outputs too
+# where the shell sent stdout and stderr (outputs too); either may be closed
+if [ -e /proc/$$/fd/1 ]; then exec 8>&1; else exec 8>/dev/null; fi
+if [ -e /proc/$$/fd/2 ]; then exec 9>&2; else exec 9>/dev/null; fi
 sums=$(mktemp "${TMPDIR:-/tmp}/ckpt-guard.XXXXXX") || exit 2
 for f in "$@" ./* ./.[!.]*; do
 	[ -f "$f" ] && [ ! -L "$f" ] || continue

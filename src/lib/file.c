@@ -98,7 +98,6 @@ struct walk {
 	size_t cap, objcap;
 	struct seen *seen; /* open addressing, a power of two slots */
 	size_t nseen, seencap;
-	int failed;
 };
 
 static const char *class_name(hid_t type)
@@ -269,33 +268,6 @@ static struct seen *seen_before(struct walk *w, haddr_t addr)
 	return seen_slot(w->seen, w->seencap, addr);
 }
 
-/* Forget the objects first met under prefix (a walk of that group begun
- * again); the table is rebuilt without them. */
-static int seen_forget(struct walk *w, const char *prefix)
-{
-	size_t len = strlen(prefix);
-	struct seen *tab;
-
-	if (!w->seencap)
-		return 0;
-	if (!(tab = calloc(w->seencap, sizeof *tab)))
-		return -1;
-	w->nseen = 0;
-	for (size_t i = 0; i < w->seencap; i++) {
-		if (!w->seen[i].path)
-			continue;
-		if (strncmp(w->seen[i].path, prefix, len) == 0) {
-			free(w->seen[i].path);
-			continue;
-		}
-		*seen_slot(tab, w->seencap, w->seen[i].addr) = w->seen[i];
-		w->nseen++;
-	}
-	free(w->seen);
-	w->seen = tab;
-	return 0;
-}
-
 static void seen_free(struct walk *w)
 {
 	for (size_t i = 0; i < w->seencap; i++)
@@ -312,11 +284,14 @@ static int add_hardlink(struct walk *w, const char *path, const struct seen *fir
 	return 0;
 }
 
-static int walk_group(struct walk *w, hid_t g, const char *prefix);
-
-struct visit {
-	struct walk *w;
-	const char *prefix;
+/* One group being walked: its links, collected first (so that the walk
+ * needs no recursion, however deep the groups), and the next to visit. */
+struct frame {
+	hid_t g;
+	char *prefix;     /* path of the group with a trailing '/', or "" */
+	char **names;
+	H5L_info_t *info;
+	size_t n, cap, next;
 };
 
 /* Soft and external links are not followed (the target is listed where
@@ -331,7 +306,6 @@ static int record_link(struct walk *w, hid_t g, const char *prefix,
 	if (!target || !path) {
 		free(target);
 		free(path);
-		w->failed = 1;
 		return ckpt_seterr("%s: out of memory", w->f->name);
 	}
 	sprintf(path, "%s%s", prefix, link);
@@ -351,41 +325,103 @@ static int record_link(struct walk *w, hid_t g, const char *prefix,
 	}
 	free(target);
 	free(path);
-	if (rc < 0)
-		w->failed = 1;
 	return rc;
 }
 
-static herr_t visit_link(hid_t g, const char *link, const H5L_info_t *li,
-                         void *data)
+static herr_t collect_link(hid_t g, const char *link, const H5L_info_t *li,
+                           void *data)
 {
-	struct visit *vi = data;
-	struct walk *w = vi->w;
+	struct frame *fr = data;
+
+	(void)g, (void)li;
+	if (grow(&fr->names, &fr->cap, fr->n, sizeof *fr->names) < 0 ||
+	    !(fr->names[fr->n] = strdup(link)))
+		return -1;
+	fr->n++;
+	return 0;
+}
+
+static void frame_free(struct frame *fr)
+{
+	for (size_t i = 0; i < fr->n; i++)
+		free(fr->names[i]);
+	free(fr->names);
+	free(fr->info);
+	free(fr->prefix);
+	if (fr->g >= 0)
+		H5Gclose(fr->g);
+	memset(fr, 0, sizeof *fr);
+	fr->g = -1;
+}
+
+/* The links of group g, in creation order where it is tracked and
+ * indexed, else in name order. */
+static int frame_open(struct walk *w, struct frame *fr, hid_t g, const char *prefix)
+{
+	unsigned order = 0;
+	hid_t gcpl = H5Gget_create_plist(g);
+	hsize_t idx = 0;
+	herr_t rc = -1;
+
+	memset(fr, 0, sizeof *fr);
+	fr->g = g;
+	if (!(fr->prefix = strdup(prefix)))
+		return ckpt_seterr("%s: out of memory", w->f->name);
+	if (gcpl >= 0) {
+		H5Pget_link_creation_order(gcpl, &order);
+		H5Pclose(gcpl);
+	}
+	if (order & H5P_CRT_ORDER_INDEXED)
+		rc = H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, collect_link, fr);
+	if (rc < 0) { /* tracked but not indexed: name order */
+		for (size_t i = 0; i < fr->n; i++)
+			free(fr->names[i]);
+		fr->n = 0;
+		idx = 0;
+		rc = H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, collect_link, fr);
+	}
+	if (rc < 0)
+		return ckpt_seterr_h5("%s: group '/%s': cannot list", w->f->name, prefix);
+	if (fr->n && !(fr->info = malloc(fr->n * sizeof *fr->info)))
+		return ckpt_seterr("%s: out of memory", w->f->name);
+	for (size_t i = 0; i < fr->n; i++)
+		if (H5Lget_info(g, fr->names[i], &fr->info[i], H5P_DEFAULT) < 0)
+			return ckpt_seterr_h5("%s: '%s%s': cannot read the link", w->f->name,
+			                      prefix, fr->names[i]);
+	return 0;
+}
+
+/* Visit one link of a group: record what it is; a group met for the first
+ * time is returned in *sub (open) to be walked next, else -1. */
+static int visit_link(struct walk *w, const struct frame *fr, size_t i, hid_t *sub)
+{
+	const char *link = fr->names[i];
+	const H5L_info_t *li = &fr->info[i];
 	H5O_info_t oi;
 	char *path = NULL;
 	struct seen *first = NULL;
 	hid_t obj;
 	int rc = 0;
 
+	*sub = -1;
 	if (li->type == H5L_TYPE_SOFT || li->type == H5L_TYPE_EXTERNAL)
-		return record_link(w, g, vi->prefix, link, li) < 0 ? -1 : 0;
+		return record_link(w, fr->g, fr->prefix, link, li);
 	if (li->type != H5L_TYPE_HARD)
 		return 0; /* user-defined link classes: nothing to follow or copy */
 	/* One name lookup per object: open it, then ask what it is. */
-	if ((obj = H5Oopen(g, link, H5P_DEFAULT)) < 0 ||
+	if ((obj = H5Oopen(fr->g, link, H5P_DEFAULT)) < 0 ||
 	    H5Oget_info2(obj, &oi, H5O_INFO_BASIC) < 0) {
-		rc = ckpt_seterr_h5("%s: '%s%s': cannot open", w->f->name, vi->prefix,
-		                    link);
+		rc = ckpt_seterr_h5("%s: '%s%s': cannot open", w->f->name, fr->prefix, link);
 		goto out;
 	}
 	if (oi.type != H5O_TYPE_DATASET && oi.type != H5O_TYPE_GROUP &&
 	    oi.type != H5O_TYPE_NAMED_DATATYPE)
 		goto out;
-	if (!(path = malloc(strlen(vi->prefix) + strlen(link) + 2))) {
+	if (!(path = malloc(strlen(fr->prefix) + strlen(link) + 2))) {
 		rc = ckpt_seterr("%s: out of memory", w->f->name);
 		goto out;
 	}
-	sprintf(path, "%s%s", vi->prefix, link);
+	sprintf(path, "%s%s", fr->prefix, link);
 	/* Only an object with several hard links can be met again. */
 	if (oi.rc > 1) {
 		if (!(first = seen_before(w, oi.addr))) {
@@ -409,55 +445,53 @@ static herr_t visit_link(hid_t g, const char *link, const H5L_info_t *li,
 	} else if (oi.type == H5O_TYPE_NAMED_DATATYPE) {
 		rc = add_obj(w, CKPT_OBJ_DATATYPE, path, NULL, NULL); /* not a variable */
 	} else if ((rc = add_obj(w, CKPT_OBJ_GROUP, path, NULL, NULL)) == 0) {
-		strcat(path, "/");
-		rc = walk_group(w, obj, path);
+		*sub = obj; /* walked next, depth first */
+		obj = -1;
 	}
 out:
 	if (obj >= 0)
 		H5Oclose(obj);
 	free(path);
-	if (rc < 0)
-		w->failed = 1;
-	return rc < 0 ? -1 : 0;
+	return rc;
 }
 
-static int walk_group(struct walk *w, hid_t g, const char *prefix)
+/* Depth first from the root, with a stack of groups instead of recursion. */
+static int walk(struct walk *w, hid_t root)
 {
-	struct visit vi = {w, prefix};
-	unsigned order = 0;
-	hid_t gcpl = H5Gget_create_plist(g);
-	hsize_t idx = 0;
-	size_t before = w->f->nvars, objs_before = w->f->nobjs;
+	struct frame *stack = NULL;
+	size_t depth = 0, cap = 0;
+	hid_t sub;
+	int rc;
 
-	if (gcpl >= 0) {
-		H5Pget_link_creation_order(gcpl, &order);
-		H5Pclose(gcpl);
-	}
-	if (order & H5P_CRT_ORDER_TRACKED) {
-		if (H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, visit_link,
-		               &vi) >= 0)
-			return 0;
-		if (w->failed)
-			return -1;
-		/* Tracked but not indexed: fall back to name order. */
-		while (w->f->nvars > before)
-			free(w->f->vars[--w->f->nvars].name);
-		while (w->f->nobjs > objs_before) {
-			ckpt_obj *o = &w->f->objs[--w->f->nobjs];
-			free(o->path);
-			free(o->target);
-			free(o->file);
+	if (grow(&stack, &cap, 0, sizeof *stack) < 0)
+		return ckpt_seterr("%s: out of memory", w->f->name);
+	rc = frame_open(w, &stack[depth++], root, "");
+	while (rc == 0 && depth > 0) {
+		struct frame *fr = &stack[depth - 1];
+		char *prefix;
+
+		if (fr->next == fr->n) {
+			frame_free(&stack[--depth]);
+			continue;
 		}
-		if (seen_forget(w, prefix) < 0)
-			return ckpt_seterr("%s: out of memory", w->f->name);
-		idx = 0;
+		if ((rc = visit_link(w, fr, fr->next++, &sub)) < 0 || sub < 0)
+			continue;
+		if (!(prefix = malloc(strlen(fr->prefix) + strlen(fr->names[fr->next - 1]) + 2)) ||
+		    grow(&stack, &cap, depth, sizeof *stack) < 0) {
+			free(prefix);
+			H5Gclose(sub);
+			rc = ckpt_seterr("%s: out of memory", w->f->name);
+			break;
+		}
+		fr = &stack[depth - 1];
+		sprintf(prefix, "%s%s/", fr->prefix, fr->names[fr->next - 1]);
+		rc = frame_open(w, &stack[depth++], sub, prefix);
+		free(prefix);
 	}
-	if (H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, visit_link, &vi) < 0) {
-		if (!w->failed)
-			ckpt_seterr_h5("%s: group '/%s': cannot list", w->f->name, prefix);
-		return -1;
-	}
-	return 0;
+	while (depth > 0)
+		frame_free(&stack[--depth]);
+	free(stack);
+	return rc;
 }
 
 static int cmp_by_name(const void *a, const void *b)
@@ -474,8 +508,7 @@ static int list_variables(ckpt_file *f)
 
 	if (root < 0)
 		return ckpt_seterr_h5("%s: cannot open the root group", f->name);
-	rc = walk_group(&w, root, "");
-	H5Gclose(root);
+	rc = walk(&w, root); /* closes root */
 	seen_free(&w);
 	if (rc < 0)
 		return -1;
@@ -643,6 +676,38 @@ static int check_path(const char *path)
 	return 0;
 }
 
+/* H5Ewalk callback: why H5Fopen failed, when it is another program's
+ * doing: 1 the file is locked, 2 it is marked as open for writing. */
+static herr_t held_by_writer(unsigned n, const H5E_error2_t *e, void *data)
+{
+	int *why = data;
+
+	(void)n;
+	if (e->min_num == H5E_CANTLOCKFILE)
+		*why = 1;
+	else if (!*why && e->desc && strstr(e->desc, "already open for write"))
+		*why = 2;
+	return 0;
+}
+
+/* The message for a file H5Fopen refused. */
+static void open_failed(const char *path)
+{
+	int why = 0;
+
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, held_by_writer, &why);
+	if (why == 1)
+		ckpt_seterr("%s: open for writing by another program (HDF5 file locking); "
+		            "wait until it closes the file, or set "
+		            "HDF5_USE_FILE_LOCKING=FALSE to read it anyway", path);
+	else if (why == 2)
+		ckpt_seterr("%s: marked as open for writing (a writer still runs, or "
+		            "stopped without closing it; 'h5clear -s' clears the mark)",
+		            path);
+	else
+		ckpt_seterr_h5("%s: damaged or truncated HDF5 file", path);
+}
+
 ckpt_file *ckpt_open(const char *path)
 {
 	ckpt_file *f;
@@ -656,7 +721,7 @@ ckpt_file *ckpt_open(const char *path)
 	H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
 	f->fid = H5Fopen(path, H5F_ACC_RDONLY, fapl);
 	if (f->fid < 0) /* before any other call clears HDF5's error stack */
-		ckpt_seterr_h5("%s: damaged or truncated HDF5 file", path);
+		open_failed(path);
 	H5Pclose(fapl);
 	if (f->fid >= 0 && (f->fd = open(path, O_RDONLY)) >= 0) {
 		struct stat st;

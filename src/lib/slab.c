@@ -4,6 +4,7 @@
 #include "refs.h"
 
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -103,10 +104,56 @@ static void check_in_place(ckpt_slab *s, hid_t dcpl)
 	}
 }
 
+/* The mappings in use, for ckpt_mapped_file(): two per slab reader. */
+#define MAX_MAPS 256
+static struct {
+	_Atomic(const char *) base;
+	size_t len;
+	const char *name;
+} maps[MAX_MAPS];
+
+static void maps_add(const void *base, size_t len, const char *name)
+{
+	for (int i = 0; i < MAX_MAPS; i++) {
+		const char *none = NULL;
+
+		if (atomic_compare_exchange_strong(&maps[i].base, &none, (const char *)1)) {
+			maps[i].len = len;
+			maps[i].name = name;
+			atomic_store(&maps[i].base, (const char *)base);
+			return;
+		}
+	}
+}
+
+static void maps_remove(const void *base)
+{
+	for (int i = 0; i < MAX_MAPS; i++)
+		if (atomic_load(&maps[i].base) == base) {
+			atomic_store(&maps[i].base, NULL);
+			return;
+		}
+}
+
+const char *ckpt_mapped_file(const void *addr)
+{
+	const char *a = addr;
+
+	for (int i = 0; i < MAX_MAPS; i++) {
+		const char *base = atomic_load(&maps[i].base);
+
+		if (base && base != (const char *)1 && a >= base && a < base + maps[i].len)
+			return maps[i].name;
+	}
+	return NULL;
+}
+
 static void unmap(ckpt_slab *s, int which)
 {
-	if (s->map[which])
+	if (s->map[which]) {
+		maps_remove(s->map[which]);
 		munmap(s->map[which], s->maplen[which]);
+	}
 	s->map[which] = NULL;
 }
 
@@ -132,6 +179,7 @@ static int read_in_place(ckpt_slab *s, size_t n)
 		return ckpt_seterr_errno(s->file->name);
 	}
 	s->maplen[s->cur] = len + delta;
+	maps_add(s->map[s->cur], len + delta, s->file->name);
 	s->buf = (const char *)s->map[s->cur] + delta;
 	return 0;
 }

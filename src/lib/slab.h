@@ -94,6 +94,11 @@ void ckpt_slab_region(const ckpt_slab *s, ckpt_region *r);
 int ckpt_region_write(const ckpt_region *r, hid_t dset, hid_t memtype,
                       const void *buf);
 
+/* The name of the input whose mapped bytes hold addr, or NULL; safe in a
+ * signal handler.  Reading a file that another program truncates ends
+ * in SIGBUS at such an address. */
+const char *ckpt_mapped_file(const void *addr);
+
 /* Whether the last slabs of a and b hold the same values: bytes for fixed
  * types, text for variable-length strings.  -1 (with a message) for other
  * variable-length types, which cannot be compared. */

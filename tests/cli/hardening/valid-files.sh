@@ -1,0 +1,45 @@
+# Valid but unusual files that crashed programs (issue: hardening, round
+# two): dense attribute storage holding a variable-length string (HDF5
+# 1.10's object copy crashed on it), groups nested 5000 deep (the walk
+# recursed), a file another program holds open for writing.
+need_h5py
+"$PY" - <<'PY' || fail "cannot make the inputs"
+import h5py, numpy as np
+with h5py.File("dense.h5", "w", libver="latest") as f:
+    d = f.create_dataset("w", data=np.ones(3, "f4"))
+    for k in range(10):
+        d.attrs["a%d" % k] = k
+    d.attrs["s"] = "a variable-length string"
+    f["x"] = np.ones(2, "f4")
+with h5py.File("deep.h5", "w") as f:
+    g = f
+    for i in range(5000):
+        g = g.create_group("g")
+    g["w"] = np.ones(2, "f4")
+PY
+run ckpt-average --exclude w -o x.h5 dense.h5 dense.h5
+expect_status 0
+run ckpt-merge --split 2 -o 's%d.h5' dense.h5
+expect_status 0
+run ckpt-merge --join -o j.h5 s0.h5 s1.h5
+expect_status 0
+"$PY" "$TOP/tests/cli/integrity/same.py" dense.h5 x.h5 || fail "dense: average lost something"
+"$PY" "$TOP/tests/cli/integrity/same.py" dense.h5 j.h5 || fail "dense: split+join lost something"
+run ckpt-read deep.h5
+expect_status 0
+expect_out '^(g/){5000}w +float32'
+run ckpt-average -o d.h5 deep.h5 deep.h5
+expect_status 0
+run ckpt-diff d.h5 deep.h5
+expect_status 0
+"$PY" - "$REALBIN" <<'PY' || fail "open for writing"
+import h5py, numpy as np, subprocess, sys
+with h5py.File("open.h5", "w") as f:
+    f["w"] = np.ones(3, "f4")
+    f.flush()
+    r = subprocess.run([sys.argv[1] + "/ckpt-read", "open.h5"], capture_output=True, text=True)
+    assert r.returncode == 2, r
+    assert r.stderr.count("\n") == 1, r.stderr
+    assert "open.h5: open for writing by another program" in r.stderr, r.stderr
+PY
+expect_no_file
