@@ -118,11 +118,13 @@ struct diffs {
 	double max_abs, max_rel;
 };
 
-static inline void note_difference(struct diffs *t, double a, double b,
+/* d: a - b, rounded once (exact integers differ by their exact difference) */
+static inline void note_difference(struct diffs *t, double d, double b,
                                    uint64_t index)
 {
-	double d = fabs(a - b), fb = fabs(b);
+	double fb = fabs(b);
 
+	d = fabs(d);
 	t->n++;
 	if (d != d) { /* NaN against a number, or inf - inf */
 		if (t->n == 1)
@@ -173,17 +175,19 @@ void ckpt_cmp_slab(ckpt_cmp *c, const ckpt_tol *tol, ckpt_dtype ta, const void *
 				ckpt_to_i128(ta, pa + i * sa, &ix, 1, 0);
 				ckpt_to_i128(tb, pb + i * sb, &iy, 1, 0);
 				eq = values_close(tol, x[i], y[i], ta, tb, &ix, &iy);
+				d = (double)(ix - iy); /* 2^53 and 2^53+1 differ by 1 */
 			} else {
 				eq = within(x[i], y[i], atol, rtol) ||
 				     (tol->use_ulps &&
 				      values_close(tol, x[i], y[i], ta, tb, NULL, NULL));
 			}
-			/* equal values add nothing to the squared difference */
-			if (d != 0 && isfinite(d))
+			/* equal values (NaN and NaN, inf and inf) add nothing to the
+			 * squared difference; an infinite or NaN difference makes it so */
+			if (d != 0 && (isfinite(d) || !eq))
 				ssd += d * d;
 			if (eq)
 				continue;
-			note_difference(&t, x[i], y[i], start + off + i);
+			note_difference(&t, d, y[i], start + off + i);
 			if (each)
 				each(start + off + i, off + i, user);
 		}

@@ -104,7 +104,12 @@ static herr_t innermost(unsigned n, const H5E_error2_t *e, void *data)
 {
 	char *out = data;
 
-	if (n == 0 && e->desc && *e->desc)
+	const char *err = e->desc ? strstr(e->desc, "errno = ") : NULL;
+
+	/* a system error: its own words, not the driver's report of it */
+	if (n == 0 && err && atoi(err + 8) > 0)
+		snprintf(out, 256, "%s", strerror(atoi(err + 8)));
+	else if (n == 0 && e->desc && *e->desc)
 		snprintf(out, 256, "%s", e->desc);
 	return 0;
 }

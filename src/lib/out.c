@@ -782,15 +782,76 @@ static hid_t output_dcpl(hid_t sd, hid_t type, const ckpt_copy_spec *computed,
 
 /* ---- copying variables -------------------------------------------------- */
 
-/* Variable v's values, slab by slab, into dataset dd of the same shape. */
+/* The next chunk position of a grid of chunks: 0 at the end. */
+static int next_chunk(int rank, const hsize_t *dims, const hsize_t *chunk, hsize_t *at)
+{
+	for (int d = rank - 1; d >= 0; d--) {
+		if ((at[d] += chunk[d]) < dims[d])
+			return 1;
+		at[d] = 0;
+	}
+	return 0;
+}
+
+/* The stored chunks of sd into dd (same shape, chunking and filters), as
+ * they are: nothing decoded, so also where a filter cannot be loaded. */
+static int copy_chunks(hid_t sd, hid_t dd, hid_t dcpl, const ckpt_var *v)
+{
+	hsize_t dims[CKPT_MAX_RANK], chunk[CKPT_MAX_RANK], at[CKPT_MAX_RANK] = {0}, size;
+	void *buf = NULL;
+	size_t cap = 0;
+	uint32_t mask;
+	int rc = 0;
+
+	if (H5Pget_chunk(dcpl, CKPT_MAX_RANK, chunk) != v->rank)
+		return ckpt_seterr_h5("cannot read the chunking");
+	for (int d = 0; d < v->rank; d++)
+		dims[d] = v->dims[d];
+	do {
+		if (H5Dget_chunk_storage_size(sd, at, &size) < 0 || size == 0) {
+			H5Eclear2(H5E_DEFAULT); /* never written: the fill value stands */
+			continue;
+		}
+		if (size > cap) {
+			void *nb = realloc(buf, (size_t)size);
+
+			if (!nb) {
+				rc = ckpt_seterr("out of memory");
+				break;
+			}
+			buf = nb;
+			cap = (size_t)size;
+		}
+		if (H5Dread_chunk(sd, H5P_DEFAULT, at, &mask, buf) < 0 ||
+		    H5Dwrite_chunk(dd, H5P_DEFAULT, mask, at, (size_t)size, buf) < 0) {
+			rc = ckpt_seterr_h5("cannot copy a chunk");
+			break;
+		}
+	} while (next_chunk(v->rank, dims, chunk, at));
+	free(buf);
+	return rc;
+}
+
+/* Variable v's values into dataset dd of the same shape: chunks as they
+ * are stored when both are chunked alike, else slab by slab. */
 static int copy_values(const ckpt_file *src, const ckpt_var *v, hid_t dd)
 {
+	hid_t sd = H5Dopen2(src->fid, v->name, H5P_DEFAULT);
+	hid_t sp = sd >= 0 ? H5Dget_create_plist(sd) : -1, dp = H5Dget_create_plist(dd);
+	int chunked = sp >= 0 && dp >= 0 && H5Pget_layout(sp) == H5D_CHUNKED &&
+	              H5Pget_layout(dp) == H5D_CHUNKED && v->nelems > 0;
 	ckpt_slab s;
 	ckpt_region r;
-	int rc;
+	int rc = chunked ? copy_chunks(sd, dd, sp, v) : 0;
 
-	if (v->nelems == 0)
-		return 0;
+	if (dp >= 0)
+		H5Pclose(dp);
+	if (sp >= 0)
+		H5Pclose(sp);
+	if (sd >= 0)
+		H5Dclose(sd);
+	if (chunked || v->nelems == 0)
+		return rc;
 	if (ckpt_slab_open(&s, src, v, CKPT_SLAB_BYTES) < 0)
 		return -1;
 	while ((rc = ckpt_slab_next(&s)) > 0) {
@@ -854,24 +915,10 @@ static int create_like(const ckpt_file *src, const ckpt_var *v, hid_t dst,
 	return rc;
 }
 
-/* Whether variable v of src keeps its values outside the file. */
-static int stored_elsewhere(const ckpt_file *src, const ckpt_var *v)
-{
-	hid_t d = H5Dopen2(src->fid, v->name, H5P_DEFAULT);
-	hid_t dcpl = d >= 0 ? H5Dget_create_plist(d) : -1;
-	int yes = dcpl >= 0 && foreign_storage(dcpl);
-
-	if (dcpl >= 0)
-		H5Pclose(dcpl);
-	if (d >= 0)
-		H5Dclose(d);
-	return yes;
-}
-
-/* H5Ocopy, with the toolkit's own attribute copier (HDF5 1.10's crashes on
- * dense attribute storage holding variable-length strings, and cannot
- * store attributes over 64 KiB in the earliest format); a committed
- * datatype the object uses is the one of that name in dst. */
+/* H5Ocopy (for committed datatypes), with the toolkit's own attribute
+ * copier (HDF5 1.10's crashes on dense attribute storage holding
+ * variable-length strings, and cannot store attributes over 64 KiB in the
+ * earliest format). */
 static int copy_object(hid_t src, const char *name, hid_t dst, const char *dst_name)
 {
 	hid_t ocpypl = H5Pcreate(H5P_OBJECT_COPY), so = -1, d = -1;
@@ -896,14 +943,12 @@ static int copy_object(hid_t src, const char *name, hid_t dst, const char *dst_n
 	return rc;
 }
 
+/* Not with HDF5's object copy: in 1.10 it crashes when the disk fills
+ * (and on dense attributes holding variable-length strings). */
 int ckpt_copy_var(const ckpt_file *src, const ckpt_var *v, hid_t dst,
                   const char *dst_name)
 {
-	if (stored_elsewhere(src, v))
-		return create_like(src, v, dst, dst_name, NULL, 1);
-	if (copy_object(src->fid, v->name, dst, dst_name) < 0)
-		return ckpt_seterr_h5("%s: variable '%s': cannot copy", src->name, v->name);
-	return 0;
+	return create_like(src, v, dst, dst_name, NULL, 1);
 }
 
 static int copy_var(const ckpt_file *src, const ckpt_var *v, hid_t dst,
