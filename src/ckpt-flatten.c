@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "prog.h"
 
@@ -72,6 +73,15 @@ static const struct option longopts[] = {
 
 static const char *const compressions[] = {"gzip", "zstd", "xz", "bzip2", "lz4", "none"};
 
+/* The same name, or two names of one existing file. */
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return strcmp(a, b) == 0 || (stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	                             sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
+}
+
 static void parse_options(int argc, char **argv)
 {
 	int c, have_out = 0;
@@ -116,6 +126,8 @@ static void parse_options(int argc, char **argv)
 	if (opt.manifest && strcmp(opt.manifest, "-") == 0 && strcmp(opt.out, "-") == 0)
 		usage_error(synopsis, "--manifest - and the values cannot both go to "
 		            "standard output");
+	if (opt.manifest && strcmp(opt.manifest, "-") != 0 && same_file(opt.manifest, opt.out))
+		usage_error(synopsis, "--manifest and -o name the same file");
 	if (opt.compress) {
 		size_t i = 0;
 

@@ -157,8 +157,16 @@ static void plan(struct job *j)
 	j->dtype = bm ? bm->dtype : given.dtype;
 	j->big_endian = bm ? bm->big_endian : given.big_endian;
 	if (opt.template) {
-		if (!(j->template = ckpt_open(opt.template)))
+		ckpt_file **t = NULL;
+		size_t nt = 0;
+
+		/* an archive too (a .keras file), as every input option takes */
+		if (ckpt_open_inputs(opt.template, &t, &nt) < 0)
 			die_lib();
+		if (nt != 1)
+			die("%s: holds %zu checkpoints; a template is one", opt.template, nt);
+		j->template = t[0];
+		free(t);
 		if (ckpt_flat_of_file(&j->layout, j->template, &opt.sel) < 0)
 			die_lib();
 		if (j->layout.n == 0)
@@ -238,7 +246,7 @@ static void create_var(hid_t fid, const ckpt_flat_entry *e)
 static size_t fill_var(struct job *j, hid_t fid, const ckpt_flat_entry *e,
                        void *raw, void *conv)
 {
-	size_t fsize = ckpt_dtype_size(j->dtype), bad = 0;
+	size_t fsize = ckpt_dtype_size(j->dtype), bad = 0, odd = 0;
 	int swap = j->big_endian != ckpt_host_big_endian();
 	ckpt_var v = {.name = e->name, .dtype = e->dtype, .rank = e->rank,
 	              .nelems = e->count};
@@ -261,6 +269,8 @@ static size_t fill_var(struct job *j, hid_t fid, const ckpt_flat_entry *e,
 			wrong_length(j, j->read);
 		if (swap)
 			ckpt_swap_bytes(raw, r.n, fsize);
+		if (j->dtype == CKPT_BOOL)
+			odd += ckpt_bool_normalize(raw, r.n);
 		if (e->dtype != j->dtype) {
 			bad += ckpt_convert(j->dtype, raw, e->dtype, conv, r.n);
 			vals = conv;
@@ -271,6 +281,9 @@ static size_t fill_var(struct job *j, hid_t fid, const ckpt_flat_entry *e,
 	}
 	if (!opt.quiet)
 		warn_out_of_range(e->name, bad, e->dtype);
+	if (!opt.quiet && odd)
+		warn("variable '%s': %zu bool byte%s neither 0 nor 1: stored as true", e->name,
+		     odd, odd == 1 ? "" : "s");
 	H5Tclose(mt);
 	H5Dclose(d);
 	return bad;

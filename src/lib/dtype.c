@@ -533,6 +533,19 @@ size_t ckpt_convert(ckpt_dtype from, const void *src, ckpt_dtype to, void *dst,
 	return bad;
 }
 
+size_t ckpt_bool_normalize(void *buf, size_t n)
+{
+	unsigned char *b = buf;
+	size_t odd = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i] > 1) {
+			b[i] = 1;
+			odd++;
+		}
+	return odd;
+}
+
 int ckpt_host_big_endian(void)
 {
 	const uint16_t one = 1;

@@ -71,6 +71,10 @@ size_t ckpt_convert(ckpt_dtype from, const void *src, ckpt_dtype to, void *dst,
 /* Whether this machine stores values big-endian. */
 int ckpt_host_big_endian(void);
 
+/* Bool bytes other than 0 and 1 (from a raw stream) made 1, as C and numpy
+ * read them; returns how many there were. */
+size_t ckpt_bool_normalize(void *buf, size_t n);
+
 /* Reverse the byte order of n values of elsize bytes, in place. */
 void ckpt_swap_bytes(void *buf, size_t n, size_t elsize);
 

@@ -66,6 +66,8 @@ static int add_entry(ckpt_flat *m, char *name, ckpt_dtype t, int rank,
 	return 0;
 }
 
+static int name_ok(const char *name);
+
 int ckpt_flat_of_file(ckpt_flat *m, const ckpt_file *f, const ckpt_select *sel)
 {
 	ckpt_flat_init(m);
@@ -82,6 +84,15 @@ int ckpt_flat_of_file(ckpt_flat *m, const ckpt_file *f, const ckpt_select *sel)
 		if (sel && !ckpt_select_match(sel, name)) {
 			free(name);
 			continue;
+		}
+		if (!name_ok(name)) { /* a manifest could not name it */
+			ckpt_seterr("variable '%s' would be called '%s', which is not a "
+			            "variable name (empty, absolute, or with '.' or '..' "
+			            "parts): check --strip-prefix and --add-prefix",
+			            v->name, name);
+			free(name);
+			ckpt_flat_free(m);
+			return -1;
 		}
 		if (add_entry(m, name, v->dtype, v->rank, v->dims, v->nelems) < 0) {
 			ckpt_flat_free(m);

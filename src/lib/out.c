@@ -832,14 +832,29 @@ static int copy_chunks(hid_t sd, hid_t dd, hid_t dcpl, const ckpt_var *v)
 	return rc;
 }
 
+/* Whether a dataset's stored bytes mean the same in another file: not
+ * when they hold addresses (variable-length data, references). */
+static int bytes_portable(hid_t d)
+{
+	hid_t t = H5Dget_type(d);
+	int yes = t >= 0 && H5Tdetect_class(t, H5T_VLEN) <= 0 &&
+	          H5Tdetect_class(t, H5T_REFERENCE) <= 0 && H5Tis_variable_str(t) <= 0;
+
+	if (t >= 0)
+		H5Tclose(t);
+	return yes;
+}
+
 /* Variable v's values into dataset dd of the same shape: chunks as they
- * are stored when both are chunked alike, else slab by slab. */
+ * are stored when both are chunked alike (and the bytes hold no
+ * addresses), else slab by slab. */
 static int copy_values(const ckpt_file *src, const ckpt_var *v, hid_t dd)
 {
 	hid_t sd = H5Dopen2(src->fid, v->name, H5P_DEFAULT);
 	hid_t sp = sd >= 0 ? H5Dget_create_plist(sd) : -1, dp = H5Dget_create_plist(dd);
 	int chunked = sp >= 0 && dp >= 0 && H5Pget_layout(sp) == H5D_CHUNKED &&
-	              H5Pget_layout(dp) == H5D_CHUNKED && v->nelems > 0;
+	              H5Pget_layout(dp) == H5D_CHUNKED && v->nelems > 0 &&
+	              bytes_portable(sd);
 	ckpt_slab s;
 	ckpt_region r;
 	int rc = chunked ? copy_chunks(sd, dd, sp, v) : 0;

@@ -14,7 +14,10 @@ void ckpt_stats_init(ckpt_stats *s)
 	s->max = -INFINITY;
 }
 
-/* Reduction of the finite values of one slab. */
+/* Reduction of the finite values of one slab.  Second moments are kept in
+ * units of scale^2, scale a power of two near the largest magnitude, so
+ * that neither values near 1e308 overflow nor values near 1e-300 vanish:
+ * m2 = sum((x - mean)^2) / scale^2, ssq = sum(x^2) / scale^2. */
 struct part {
 	uint64_t n;
 	double mean, m2, scale, ssq, min, max;
@@ -22,9 +25,10 @@ struct part {
 
 static void reduce_finite(const double *v, size_t n, struct part *p)
 {
-	double sum = 0, c = 0, maxabs = 0, inv, m2 = 0, ssq = 0;
+	double sum = 0, c = 0, maxabs = 0, inv, ms, m2 = 0, ssq = 0;
+	int e, shift, fast;
 
-	p->n = 0;
+	memset(p, 0, sizeof *p);
 	p->min = INFINITY;
 	p->max = -INFINITY;
 	for (size_t i = 0; i < n; i++) {
@@ -43,43 +47,65 @@ static void reduce_finite(const double *v, size_t n, struct part *p)
 		if (fabs(x) > maxabs)
 			maxabs = fabs(x);
 	}
-	if (!p->n)
+	if (!p->n || maxabs == 0) {
+		p->mean = p->n ? sum : 0;
 		return;
-	p->mean = (sum + c) / (double)p->n;
-	inv = maxabs > 0 ? 1 / maxabs : 0;
-	for (size_t i = 0; i < n; i++) {
-		double x = v[i];
+	}
+	frexp(maxabs, &e);
+	shift = 1 - e; /* |x| * 2^shift < 2 */
+	p->scale = ldexp(1, -shift);
+	/* the plain sum serves unless it overflowed, or 2^shift does */
+	fast = isfinite(sum + c) && shift < 1000;
+	inv = fast ? ldexp(1, shift) : 0;
+	if (fast) {
+		p->mean = (sum + c) / (double)p->n;
+		ms = p->mean * inv;
+	} else {
+		sum = c = 0;
+		for (size_t i = 0; i < n; i++) {
+			double y, t;
 
-		if (!isfinite(x))
+			if (!isfinite(v[i]))
+				continue;
+			y = ldexp(v[i], shift);
+			t = sum + y;
+			c += fabs(sum) >= fabs(y) ? (sum - t) + y : (y - t) + sum;
+			sum = t;
+		}
+		ms = (sum + c) / (double)p->n;
+		p->mean = ldexp(ms, -shift);
+	}
+	for (size_t i = 0; i < n; i++) {
+		double y;
+
+		if (!isfinite(v[i]))
 			continue;
-		m2 += (x - p->mean) * (x - p->mean);
-		ssq += (x * inv) * (x * inv);
+		y = fast ? v[i] * inv : ldexp(v[i], shift);
+		m2 += (y - ms) * (y - ms);
+		ssq += y * y;
 	}
 	p->m2 = m2;
-	p->scale = maxabs;
 	p->ssq = ssq;
 }
 
 static void merge(ckpt_stats *s, const struct part *p)
 {
 	uint64_t n = s->nfinite + p->n;
-	double delta = p->mean - s->mean;
+	double big = s->scale > p->scale ? s->scale : p->scale;
+	double rs = big > 0 ? s->scale / big : 0, rp = big > 0 ? p->scale / big : 0;
+	double delta = big > 0 ? p->mean / big - s->mean / big : 0; /* in units of big */
+	double w = (double)p->n / (double)n, d = p->mean - s->mean;
 
-	s->mean += delta * ((double)p->n / (double)n);
-	s->m2 += p->m2 + delta * delta * ((double)s->nfinite * (double)p->n / (double)n);
+	s->mean = isfinite(d) ? s->mean + d * w : s->mean * (1 - w) + p->mean * w;
+	s->m2 = s->m2 * rs * rs + p->m2 * rp * rp +
+	        delta * delta * ((double)s->nfinite * (double)p->n / (double)n);
+	s->ssq = s->ssq * rs * rs + p->ssq * rp * rp;
+	s->scale = big;
 	s->nfinite = n;
 	if (p->min < s->min)
 		s->min = p->min;
 	if (p->max > s->max)
 		s->max = p->max;
-	if (p->scale > s->scale) {
-		double r = s->scale / p->scale;
-		s->ssq = s->ssq * r * r + p->ssq;
-		s->scale = p->scale;
-	} else if (p->scale > 0) {
-		double r = p->scale / s->scale;
-		s->ssq += p->ssq * r * r;
-	}
 }
 
 void ckpt_stats_add(ckpt_stats *s, const double *v, size_t n)
@@ -121,5 +147,5 @@ void ckpt_stats_summary(const ckpt_stats *s, ckpt_summary *o)
 		o->mean = s->posinf ? INFINITY : -INFINITY;
 	else
 		o->mean = s->mean;
-	o->std = o->inf ? NAN : sqrt(s->m2 / (double)s->nfinite);
+	o->std = o->inf ? NAN : s->scale * sqrt(s->m2 / (double)s->nfinite);
 }

@@ -11,7 +11,9 @@
 
 typedef struct ckpt_stats {
 	uint64_t count, nan, posinf, neginf, zeros;
-	/* over the finite values */
+	/* over the finite values; m2 (the sum of squared deviations) and ssq
+	 * (of squares) in units of scale^2, a power of two: no overflow near
+	 * 1e308, no underflow near 1e-300 */
 	uint64_t nfinite;
 	double min, max, mean, m2, scale, ssq;
 } ckpt_stats;
