@@ -14,6 +14,52 @@
 #define MAP_POPULATE 0
 #endif
 
+/* HDF5 1.10 keeps several KiB of bookkeeping for every chunk one read
+ * touches (6 GB for a read across a million one-value chunks): a slab
+ * spans at most this many chunks. */
+#define SLAB_MAX_CHUNKS 1024
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
+/* Chunks of the block of dimensions after k (saturating past the limit). */
+static uint64_t inner_chunks(int rank, const uint64_t *dims, const uint64_t *chunk, int k)
+{
+	uint64_t n = 1;
+
+	for (int d = k + 1; d < rank; d++) {
+		n *= chunk[d] ? ceil_div(dims[d], chunk[d]) : 1;
+		if (n > SLAB_MAX_CHUNKS)
+			return SLAB_MAX_CHUNKS + 1;
+	}
+	return n;
+}
+
+/* Narrow a slab (rows along dimension *k, whole dimensions after it) until
+ * it spans at most SLAB_MAX_CHUNKS chunks: fewer rows, or a deeper split. */
+static void fewer_chunks(int rank, const uint64_t *dims, const uint64_t *chunk, int *k,
+                         uint64_t *rows)
+{
+	for (;;) {
+		uint64_t inner = inner_chunks(rank, dims, chunk, *k);
+		uint64_t c = chunk[*k] ? chunk[*k] : 1;
+
+		if (inner <= SLAB_MAX_CHUNKS) {
+			uint64_t most = SLAB_MAX_CHUNKS / inner * c; /* whole chunks */
+
+			if (*rows > most)
+				*rows = most;
+			return;
+		}
+		if (*k == rank - 1)
+			return;
+		++*k; /* the block after k spans too many chunks: split deeper */
+		*rows = dims[*k];
+	}
+}
+
 void ckpt_slab_plan(int rank, const uint64_t *dims, const uint64_t *chunk,
                     uint64_t max_elems, int *split, uint64_t *step)
 {
@@ -41,6 +87,8 @@ void ckpt_slab_plan(int rank, const uint64_t *dims, const uint64_t *chunk,
 	/* Whole chunks per slab, so that no chunk is decompressed twice. */
 	if (chunk && chunk[k] && rows > chunk[k])
 		rows -= rows % chunk[k];
+	if (chunk)
+		fewer_chunks(rank, dims, chunk, &k, &rows);
 	*split = k;
 	*step = rows;
 }

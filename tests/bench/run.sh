@@ -58,6 +58,20 @@ fi
 set -- $(measure "$B/bin/ckpt-read" --stats "$W/b0.h5")
 row "ckpt-read --stats" "$1" "$2" "$floor" "$py"
 
+echo "== ckpt-read --stats, 10^6 float32 in one-value chunks (memory)"
+if [ -n "$PY" ]; then
+	"$PY" -c 'import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    f.create_dataset("w", data=np.arange(10**6, dtype="f4"), chunks=(1,))' "$W/tiny.h5"
+	set -- $(measure cat "$W/tiny.h5"); tfloor=$1
+	set -- $(measure "$PY" tests/bench/stats.py "$W/tiny.h5"); tpy=$1
+	row "h5py + numpy script" "$1" "$2" "$tfloor"
+	set -- $(measure "$B/bin/ckpt-read" --stats "$W/tiny.h5")
+	row "ckpt-read --stats" "$1" "$2" "$tfloor" "$tpy"
+else
+	echo "h5py + numpy: not installed, no file with tiny chunks"
+fi
+
 echo "== listing 10,000 variables"
 set -- $(measure h5ls -r "$W/many.h5"); h5ls=$1
 row "h5ls -r" "$1" "$2" "$h5ls"

@@ -28,6 +28,19 @@ static void plan(void **state)
 	ckpt_slab_plan(3, d3, NULL, 7, &split, &step); /* within the last dim */
 	assert_int_equal(split, 2);
 	assert_int_equal(step, 7);
+	{ /* tiny chunks: at most 1024 chunks a slab, still whole ones */
+		uint64_t big[1] = {1000000}, one[1] = {1}, three[1] = {3};
+		uint64_t wide[2] = {10, 1000000}, ones[2] = {1, 1};
+
+		ckpt_slab_plan(1, big, one, 1 << 20, &split, &step);
+		assert_int_equal(split, 0);
+		assert_int_equal(step, 1024);
+		ckpt_slab_plan(1, big, three, 1 << 20, &split, &step);
+		assert_int_equal(step, 3072);
+		ckpt_slab_plan(2, wide, ones, 1 << 20, &split, &step); /* split deeper */
+		assert_int_equal(split, 1);
+		assert_int_equal(step, 1024);
+	}
 	ckpt_slab_plan(1, d1, NULL, 0, &split, &step); /* never less than 1 */
 	assert_int_equal(step, 1);
 	ckpt_slab_plan(0, NULL, NULL, 10, &split, &step); /* scalar */

@@ -1,5 +1,6 @@
 # An input truncated by another program while it is read (a mapped slab
 # then faults with SIGBUS): one line naming the file, exit 2, no temporary.
+not_under_valgrind
 need_h5py
 "$PY" -c '
 import h5py, numpy as np
