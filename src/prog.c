@@ -170,8 +170,10 @@ int scan_real(const char *s, double *out)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (end == s || *end || errno == ERANGE || !isfinite(v))
+	if (end == s || *end || !isfinite(v))
 		return -1;
+	if (errno == ERANGE)
+		return -2; /* 1e-400, 1e400: a number, but not a double */
 	*out = v;
 	return 0;
 }
@@ -193,7 +195,12 @@ double parse_real(const char *opt, const char *s)
 {
 	double v = 0;
 
-	if (scan_real(s, &v) < 0)
+	int rc = scan_real(s, &v);
+
+	if (rc == -2)
+		die("%s: %s is out of the range of a double (about 2.2e-308 to "
+		    "1.8e308 in magnitude)", opt, s);
+	if (rc < 0)
 		die("%s: '%s' is not a finite number", opt, s);
 	return v;
 }

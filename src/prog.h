@@ -41,7 +41,8 @@ uint64_t parse_count(const char *opt, const char *s, uint64_t min, uint64_t max)
 double parse_real(const char *opt, const char *s);
 
 /* What they check, without dying: 0 and the value in *out; -1 when s is
- * not a number, -2 when it is out of range. */
+ * not a (finite) number, -2 when it is out of range (of a double, for
+ * scan_real: 1e-400). */
 int scan_count(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int scan_real(const char *s, double *out);
 

@@ -23,6 +23,8 @@ run ckpt-average -w 1,,1 -o w.h5 "$FIX/order.h5" "$FIX/order.h5" "$FIX/order.h5"
 expect_error ckpt-average '-w: weight 2 is empty'
 run ckpt-average -w ,1 -o w.h5 "$FIX/order.h5" "$FIX/order.h5"
 expect_error ckpt-average '-w: weight 1 is empty'
+run ckpt-average -w 1e-400,1 -o w.h5 "$FIX/order.h5" "$FIX/order.h5"
+expect_error ckpt-average '-w: 1e-400 is out of the range of a double'
 # a name with a newline: one line, escaped
 run ckpt-read "$(printf 'no\nsuch.h5')"
 expect_error ckpt-read 'no\\nsuch.h5: No such file'
