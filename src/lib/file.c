@@ -410,7 +410,7 @@ static int visit_link(struct walk *w, const struct frame *fr, size_t i, hid_t *s
 		return 0; /* user-defined link classes: nothing to follow or copy */
 	/* One name lookup per object: open it, then ask what it is. */
 	if ((obj = H5Oopen(fr->g, link, H5P_DEFAULT)) < 0 ||
-	    H5Oget_info2(obj, &oi, H5O_INFO_BASIC) < 0) {
+	    H5Oget_info2(obj, &oi, H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS) < 0) {
 		rc = ckpt_seterr_h5("%s: '%s%s': cannot open", w->f->name, fr->prefix, link);
 		goto out;
 	}
@@ -448,6 +448,8 @@ static int visit_link(struct walk *w, const struct frame *fr, size_t i, hid_t *s
 		*sub = obj; /* walked next, depth first */
 		obj = -1;
 	}
+	if (rc == 0)
+		w->f->objs[w->f->nobjs - 1].nattrs = oi.num_attrs;
 out:
 	if (obj >= 0)
 		H5Oclose(obj);

@@ -48,6 +48,7 @@ typedef struct ckpt_obj {
 	                     * links: the path in the other file */
 	char *file;         /* external links: the other file */
 	int target_var;     /* hard links: the variable's index, or -1 */
+	uint64_t nattrs;    /* groups, variables, datatypes: attributes */
 } ckpt_obj;
 
 typedef struct ckpt_file {

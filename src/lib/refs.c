@@ -352,12 +352,18 @@ int ckpt_copy_refs(const ckpt_file *src, hid_t dst)
 	struct visit v = {repoint_leaf, src->fid, -1, dst, 0};
 	int rc = repoint_object(src, "", 0, &v);
 
+	/* only what can hold references is looked up (by path, which costs
+	 * the path's depth): objects with attributes, reference variables */
 	for (size_t i = 0; i < src->nobjs && rc == 0; i++) {
 		const ckpt_obj *o = &src->objs[i];
 
-		if (o->kind == CKPT_OBJ_GROUP)
+		if (o->kind == CKPT_OBJ_GROUP && o->nattrs)
 			rc = repoint_object(src, o->path, 0, &v);
-		else if (o->kind == CKPT_OBJ_VAR)
+		else if (o->kind == CKPT_OBJ_VAR &&
+		         (o->nattrs || strcmp(src->vars[o->var].type, "reference") == 0 ||
+		          strcmp(src->vars[o->var].type, "compound") == 0 ||
+		          strcmp(src->vars[o->var].type, "vlen") == 0 ||
+		          strcmp(src->vars[o->var].type, "array") == 0))
 			rc = repoint_object(src, src->vars[o->var].name,
 			                    src->vars[o->var].dtype == CKPT_OTHER, &v);
 	}
