@@ -296,14 +296,16 @@ static void *combine_work(void *arg)
 	return NULL;
 }
 
-/* Hand the slab in w to a worker thread (if none can start, complete()
- * combines it all). */
+/* Hand the slab in w to a worker thread; a slab of one piece or less is not
+ * worth a thread (its start costs more than the piece: thousands of small
+ * variables would pay it each), and complete() combines it all, as it does
+ * when no thread can start. */
 static void start(struct work *w, size_t n)
 {
 	w->n = n;
 	w->worker_bad = 0;
 	atomic_store(&w->next, 0);
-	w->threaded = pthread_create(&w->thread, NULL, combine_work, w) == 0;
+	w->threaded = n > PIECE && pthread_create(&w->thread, NULL, combine_work, w) == 0;
 	w->pending = 1;
 }
 
@@ -333,7 +335,7 @@ static void average_var(struct job *j, hid_t out, const ckpt_var *v0)
 	if (!s || !which || !wbuf)
 		die("out of memory");
 	m = open_readers(j, v0, s, which);
-	if ((d = H5Dopen2(out, v0->name, H5P_DEFAULT)) < 0 || (mt = ckpt_dtype_memtype(to)) < 0)
+	if ((d = H5Dopen2(out, v0->name, H5P_DEFAULT)) < 0 || (mt = ckpt_values_memtype(d, to)) < 0)
 		die("%s: variable '%s': cannot open in the output", opt.out, v0->name);
 	ckpt_combine_init(&c, v0->dtype, to, m, subset_weights(j, which, m, wbuf));
 	for (int i = 0; i < 2; i++) {
@@ -397,8 +399,9 @@ static void check_same(struct job *j, const ckpt_var *v0)
 		if (same < 0)
 			die_lib();
 		if (!same)
-			die("%s: variable '%s' (%s) differs from %s's; it cannot be "
-			    "averaged (--exclude copies it from the first input)",
+			die("%s: variable '%s' (%s, not a numeric type ckpt computes "
+			    "with) differs from %s's; it cannot be averaged (--exclude "
+			    "copies it from the first input)",
 			    j->in[k]->name, v0->name, v0->type, j->in[0]->name);
 	}
 }

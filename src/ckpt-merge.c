@@ -165,19 +165,16 @@ struct plan {
 	size_t nadded, replaced, ignored;
 };
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The mapped name of each variable of f, NULL for those not selected; two
- * selected names mapped onto one is an error. */
+ * selected names mapped onto one, or one inside another, is an error. */
 static char **mapped_names(const ckpt_file *f)
 {
-	char **m = calloc(f->nvars + 1, sizeof *m), **sorted;
-	size_t n = 0;
+	char **m = calloc(f->nvars + 1, sizeof *m);
+	const char **sel = malloc((f->nvars + 1) * sizeof *sel);
+	size_t *at = malloc((f->nvars + 1) * sizeof *at), n = 0, x, y;
+	int kind;
 
-	if (!m || !(sorted = malloc((f->nvars + 1) * sizeof *sorted)))
+	if (!m || !sel || !at)
 		die("out of memory");
 	for (size_t i = 0; i < f->nvars; i++) {
 		if (!(m[i] = ckpt_select_map(&opt.sel, f->vars[i].name)))
@@ -186,22 +183,56 @@ static char **mapped_names(const ckpt_file *f)
 			free(m[i]);
 			m[i] = NULL;
 		} else {
-			sorted[n++] = m[i];
+			at[n] = i;
+			sel[n++] = m[i];
 		}
 	}
-	qsort(sorted, n, sizeof *sorted, by_name);
-	for (size_t i = 1; i < n; i++)
-		if (strcmp(sorted[i - 1], sorted[i]) == 0) {
-			const char *a = NULL, *b = NULL;
-
-			for (size_t j = 0; j < f->nvars; j++)
-				if (m[j] && strcmp(m[j], sorted[i]) == 0)
-					*(a ? &b : &a) = f->vars[j].name;
-			die("%s: the name options map '%s' and '%s' onto one name, '%s'",
-			    f->name, a, b, sorted[i]);
-		}
-	free(sorted);
+	if ((kind = ckpt_names_clash(sel, n, &x, &y)) < 0)
+		die_lib();
+	if (kind == CKPT_NAMES_TWICE)
+		die("%s: the name options map '%s' and '%s' onto one name, '%s'",
+		    f->name, f->vars[at[x]].name, f->vars[at[y]].name, sel[x]);
+	if (kind == CKPT_NAMES_NESTED)
+		die("%s: after the name options, '%s' (from '%s') lies inside variable "
+		    "'%s' (from '%s'), which cannot also be a group", f->name, sel[y],
+		    f->vars[at[y]].name, sel[x], f->vars[at[x]].name);
+	free(sel);
+	free(at);
 	return m;
+}
+
+/* Added variables must fit beside BASE's: not inside one of them, nor
+ * around them. */
+static void check_added(const struct plan *p)
+{
+	size_t nb = p->base->nvars, x, y;
+	const char **names = malloc((nb + p->nadded + 1) * sizeof *names);
+	int kind;
+
+	if (!names)
+		die("out of memory");
+	for (size_t i = 0; i < nb; i++)
+		names[i] = p->base->vars[i].name;
+	for (size_t i = 0; i < p->nadded; i++)
+		names[nb + i] = p->added[i].name;
+	if ((kind = ckpt_names_clash(names, nb + p->nadded, &x, &y)) < 0)
+		die_lib();
+	if (kind == CKPT_NAMES_NESTED && y >= nb) {
+		const struct pick *pk = &p->added[y - nb];
+		const ckpt_file *of = x < nb ? p->base : p->src[p->added[x - nb].src];
+
+		die("%s: variable '%s' cannot be added as '%s': inside variable '%s' "
+		    "(of %s), which cannot also be a group", p->src[pk->src]->name,
+		    pk->v->name, pk->name, names[x], of->name);
+	}
+	if (kind == CKPT_NAMES_NESTED) {
+		const struct pick *pk = &p->added[x - nb];
+
+		die("%s: variable '%s' cannot be added as '%s': variable '%s' of %s "
+		    "lies inside it, and it cannot be a group", p->src[pk->src]->name,
+		    pk->v->name, pk->name, names[y], p->base->name);
+	}
+	free(names);
 }
 
 static void check_fit(const struct plan *p, const ckpt_file *f, const ckpt_var *v,
@@ -225,15 +256,45 @@ static void check_fit(const struct plan *p, const ckpt_file *f, const ckpt_var *
 
 static void add_var(struct plan *p, size_t k, const ckpt_var *v, char *name)
 {
-	for (size_t i = 0; i < p->nadded; i++)
-		if (strcmp(p->added[i].name, name) == 0) { /* the later SOURCE wins */
-			free(p->added[i].name);
-			p->added[i] = (struct pick){k, v, name};
-			return;
-		}
 	if (!(p->added = realloc(p->added, (p->nadded + 1) * sizeof *p->added)))
 		die("out of memory");
 	p->added[p->nadded++] = (struct pick){k, v, name};
+}
+
+static int by_name_then_place(const void *a, const void *b)
+{
+	const struct pick *const *x = a, *const *y = b;
+	int c = strcmp((*x)->name, (*y)->name);
+
+	return c ? c : *x < *y ? -1 : *x > *y;
+}
+
+/* A name added by several SOURCEs: the last one wins, in the place of the
+ * first. */
+static void one_per_name(struct plan *p)
+{
+	struct pick **order = malloc((p->nadded + 1) * sizeof *order);
+	size_t n = 0;
+
+	if (!order)
+		die("out of memory");
+	for (size_t i = 0; i < p->nadded; i++)
+		order[i] = &p->added[i];
+	qsort(order, p->nadded, sizeof *order, by_name_then_place);
+	for (size_t i = 0, j; i < p->nadded; i = j) {
+		for (j = i + 1; j < p->nadded && strcmp(order[i]->name, order[j]->name) == 0; j++) {
+			free(order[i]->name);
+			order[i]->src = order[j]->src;
+			order[i]->v = order[j]->v;
+			order[i]->name = order[j]->name;
+			order[j]->name = NULL; /* taken */
+		}
+	}
+	for (size_t i = 0; i < p->nadded; i++)
+		if (p->added[i].name)
+			p->added[n++] = p->added[i];
+	p->nadded = n;
+	free(order);
 }
 
 static void plan_source(struct plan *p, size_t k)
@@ -404,14 +465,17 @@ static void fill_var(hid_t fid, const ckpt_var *b, const struct pick *pk, ckpt_f
 	}
 	if (ckpt_slab_open(&s, src[pk->src], v, CKPT_SLAB_BYTES) < 0)
 		die_lib();
-	if (convert && (!(buf = malloc(s.cap * ckpt_dtype_size(b->dtype) + 1)) ||
-	                (mt = ckpt_dtype_memtype(b->dtype)) < 0))
+	/* numbers in the output's memory type: a bfloat16 as Keras stores it
+	 * and one as an HDF5 float are the same bytes in memory */
+	if (b->dtype != CKPT_OTHER && (mt = ckpt_values_memtype(d, b->dtype)) < 0)
+		die("%s: variable '%s': %s", opt.out, b->name, ckpt_errmsg());
+	if (convert && !(buf = malloc(s.cap * ckpt_dtype_size(b->dtype) + 1)))
 		die("out of memory");
 	while ((rc = ckpt_slab_next(&s)) > 0) {
 		ckpt_slab_region(&s, &r);
 		if (convert)
 			bad += ckpt_convert(v->dtype, s.buf, b->dtype, buf, s.count);
-		if (ckpt_region_write(&r, d, convert ? mt : s.mtype, convert ? buf : s.buf) < 0)
+		if (ckpt_region_write(&r, d, mt >= 0 ? mt : s.mtype, convert ? buf : s.buf) < 0)
 			die("%s: variable '%s': %s", opt.out, b->name, ckpt_errmsg());
 	}
 	if (rc < 0)
@@ -467,6 +531,8 @@ static int merge(int argc, char **argv)
 		die("out of memory");
 	for (size_t k = 0; k < p.nsrc; k++)
 		plan_source(&p, k);
+	one_per_name(&p);
+	check_added(&p);
 	for (size_t i = 0; i < p.base->nvars; i++)
 		p.replaced += p.from[i].v != NULL;
 	if (p.replaced == 0 && p.nadded == 0)

@@ -250,7 +250,8 @@ static size_t fill_var(struct job *j, hid_t fid, const ckpt_flat_entry *e,
 	int swap = j->big_endian != ckpt_host_big_endian();
 	ckpt_var v = {.name = e->name, .dtype = e->dtype, .rank = e->rank,
 	              .nelems = e->count};
-	hid_t d = H5Dopen2(fid, e->name, H5P_DEFAULT), mt = ckpt_dtype_memtype(e->dtype);
+	hid_t d = H5Dopen2(fid, e->name, H5P_DEFAULT),
+	      mt = d < 0 ? -1 : ckpt_values_memtype(d, e->dtype);
 	ckpt_cursor c;
 	ckpt_region r;
 

@@ -37,12 +37,13 @@ static void put(const char *s)
 static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 {
 	const char *file = ckpt_mapped_file(si->si_addr);
+	char line[1024];
 
 	(void)sig, (void)ctx;
 	put(progname);
 	put(": ");
 	if (file) {
-		put(file);
+		put(ckpt_escape_line(file, line, sizeof line));
 		put(": ");
 	}
 	put("the file shrank while being read (changed by another program?)\n");
@@ -53,7 +54,6 @@ static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 void prog_init(const char *argv0)
 {
 	struct sigaction sa;
-
 	const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
 
 	if (argv0)

@@ -100,16 +100,102 @@ int ckpt_cmp_close(const ckpt_tol *tol, ckpt_dtype ta, const void *a,
 
 #define BLOCK 512
 
-/* Products for cosine and relative L2, over finite pairs. */
+/* A sum of squares in units of 2^(2 e), in units of 2^(2 big), big >= e
+ * unless the sum is 0 (powers of two: exact, or 0 when too small to
+ * matter beside the other). */
+static double in_units(double sum, int e, int big)
+{
+	double r = ldexp(1, e - big);
+
+	return sum == 0 ? 0 : sum * r * r;
+}
+
+/* 2^-e as two factors (2^-e alone overflows for e down to -1073). */
+static void unit_factors(double maxabs, int *e, double *s1, double *s2)
+{
+	frexp(maxabs, e); /* maxabs * 2^-e < 1 */
+	*s1 = ldexp(1, -*e / 2);
+	*s2 = ldexp(1, -*e - -*e / 2);
+}
+
+/* Add sums in units of 2^(2 e) to c's, both kept in units of the larger. */
+static void add_products(ckpt_cmp *c, int e, double dot, double ssa, double ssb)
+{
+	int big = e > c->pexp || (c->ssa == 0 && c->ssb == 0) ? e : c->pexp;
+
+	if (ssa == 0 && ssb == 0)
+		return;
+	c->dot = in_units(c->dot, c->pexp, big) + in_units(dot, e, big);
+	c->ssa = in_units(c->ssa, c->pexp, big) + in_units(ssa, e, big);
+	c->ssb = in_units(c->ssb, c->pexp, big) + in_units(ssb, e, big);
+	c->pexp = big;
+}
+
+static void add_ssd(ckpt_cmp *c, int e, double ssd)
+{
+	int big = e > c->dexp || c->ssd == 0 ? e : c->dexp;
+
+	if (ssd == 0)
+		return;
+	if (!isfinite(ssd) || !isfinite(c->ssd))
+		c->ssd += ssd; /* inf, or NaN */
+	else
+		c->ssd = in_units(c->ssd, c->dexp, big) + in_units(ssd, e, big);
+	c->dexp = big;
+}
+
+/* Products for cosine and relative L2, over finite pairs, in units of a
+ * power of two near the largest magnitude: no overflow near 1e308, nothing
+ * lost to underflow near 1e-300. */
 static void products_pass(ckpt_cmp *c, const double *x, const double *y, size_t m)
 {
+	double maxabs = 0, dot = 0, ssa = 0, ssb = 0, s1, s2;
+	int e;
+
+	for (size_t i = 0; i < m; i++)
+		if (isfinite(x[i]) && isfinite(y[i]))
+			maxabs = fmax(maxabs, fmax(fabs(x[i]), fabs(y[i])));
+	if (maxabs == 0)
+		return;
+	unit_factors(maxabs, &e, &s1, &s2);
 	for (size_t i = 0; i < m; i++) {
+		double p, q;
+
 		if (!isfinite(x[i]) || !isfinite(y[i]))
 			continue;
-		c->dot += x[i] * y[i];
-		c->ssa += x[i] * x[i];
-		c->ssb += y[i] * y[i];
+		p = x[i] * s1 * s2;
+		q = y[i] * s1 * s2;
+		dot += p * q;
+		ssa += p * p;
+		ssb += q * q;
 	}
+	add_products(c, e, dot, ssa, ssb);
+}
+
+/* The squares of a block's differences (0 for none), scaled likewise; an
+ * infinite or NaN difference makes the sum so. */
+static void ssd_pass(ckpt_cmp *c, const double *d, size_t m)
+{
+	double maxabs = 0, ssd = 0, s1, s2;
+	int e, nan = 0;
+
+	for (size_t i = 0; i < m; i++) {
+		nan |= d[i] != d[i];
+		maxabs = fmax(maxabs, fabs(d[i]));
+	}
+	if (nan || isinf(maxabs)) {
+		add_ssd(c, 0, nan ? NAN : INFINITY);
+		return;
+	}
+	if (maxabs == 0)
+		return;
+	unit_factors(maxabs, &e, &s1, &s2);
+	for (size_t i = 0; i < m; i++) {
+		double p = d[i] * s1 * s2;
+
+		ssd += p * p;
+	}
+	add_ssd(c, e, ssd);
 }
 
 /* The statistics of differing elements, kept in locals over a slab. */
@@ -149,7 +235,7 @@ void ckpt_cmp_slab(ckpt_cmp *c, const ckpt_tol *tol, ckpt_dtype ta, const void *
 {
 	size_t sa = ckpt_dtype_size(ta), sb = ckpt_dtype_size(tb);
 	int ints = is_int(ta) && is_int(tb);
-	double x[BLOCK], y[BLOCK], ssd = 0;
+	double x[BLOCK], y[BLOCK], dsq[BLOCK];
 	i128 ix, iy;
 	struct diffs t = {c->ndiff, c->max_abs_at, c->max_abs, c->max_rel};
 	double atol = tol->atol, rtol = tol->rtol;
@@ -183,16 +269,15 @@ void ckpt_cmp_slab(ckpt_cmp *c, const ckpt_tol *tol, ckpt_dtype ta, const void *
 			}
 			/* equal values (NaN and NaN, inf and inf) add nothing to the
 			 * squared difference; an infinite or NaN difference makes it so */
-			if (d != 0 && (isfinite(d) || !eq))
-				ssd += d * d;
+			dsq[i] = d != 0 && (isfinite(d) || !eq) ? d : 0;
 			if (eq)
 				continue;
 			note_difference(&t, d, y[i], start + off + i);
 			if (each)
 				each(start + off + i, off + i, user);
 		}
+		ssd_pass(c, dsq, m);
 	}
-	c->ssd += ssd;
 	c->ndiff = t.n;
 	c->max_abs_at = t.max_at;
 	c->max_abs = t.max_abs;
@@ -212,15 +297,13 @@ void ckpt_cmp_merge(ckpt_cmp *c, const ckpt_cmp *later)
 		c->max_abs_at = later->max_abs_at;
 	c->count += later->count;
 	c->ndiff += later->ndiff;
-	c->ssd += later->ssd;
-	c->dot += later->dot;
-	c->ssa += later->ssa;
-	c->ssb += later->ssb;
+	add_ssd(c, later->dexp, later->ssd);
+	add_products(c, later->pexp, later->dot, later->ssa, later->ssb);
 }
 
 double ckpt_cmp_rms(const ckpt_cmp *c)
 {
-	return c->count ? sqrt(c->ssd / (double)c->count) : 0;
+	return c->count ? ldexp(sqrt(c->ssd / (double)c->count), c->dexp) : 0;
 }
 
 double ckpt_cmp_cosine(const ckpt_cmp *c)
@@ -238,5 +321,5 @@ double ckpt_cmp_rel_l2(const ckpt_cmp *c)
 {
 	if (c->ssb == 0)
 		return c->ssd == 0 ? 0 : INFINITY;
-	return sqrt(c->ssd) / sqrt(c->ssb);
+	return ldexp(sqrt(c->ssd) / sqrt(c->ssb), c->dexp - c->pexp);
 }

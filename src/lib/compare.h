@@ -25,6 +25,7 @@ typedef struct ckpt_cmp {
 	double max_abs, max_rel;   /* over differing elements */
 	uint64_t max_abs_at;       /* C-order index of max_abs */
 	double ssd, dot, ssa, ssb; /* sums of squares: of a-b, a.b, a, b (finite) */
+	int pexp, dexp;            /* dot, ssa, ssb in units of 2^(2 pexp), ssd 2^(2 dexp) */
 	int products;              /* compute dot, ssa, ssb (for cosine, rel_l2) */
 } ckpt_cmp;
 

@@ -86,10 +86,12 @@ double ckpt_bf16_to_double(uint16_t bits);
 uint16_t ckpt_double_to_f16(double v);
 uint16_t ckpt_double_to_bf16(double v);
 
-/* The generic binary-float encoder behind them: v rounded to nearest even
- * into a format of ebits exponent and mbits mantissa bits (at most 8 and
- * 23), as a bit pattern.  With (8, 23) it is float32, which is how it is
- * tested against the hardware. */
+/* The generic binary-float conversions they are tested against (written
+ * for clarity, not speed): v rounded to nearest even into a format of ebits
+ * exponent and mbits mantissa bits (at most 8 and 23), as a bit pattern,
+ * and back.  With (8, 23) it is float32, which is how it is tested against
+ * the hardware. */
 uint32_t ckpt_float_encode(double v, int ebits, int mbits);
+double ckpt_float_decode(uint32_t bits, int ebits, int mbits);
 
 #endif

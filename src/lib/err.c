@@ -26,17 +26,22 @@ const char *ckpt_errmsg(void)
 
 char *ckpt_escape_line(const char *s, char *buf, size_t size)
 {
+	static const char hex[] = "0123456789abcdef";
 	size_t n = 0;
 
 	for (const unsigned char *p = (const unsigned char *)s; *p && n + 5 < size; p++) {
-		if (*p == '\n')
-			n += (size_t)snprintf(buf + n, size - n, "\\n");
-		else if (*p == '\t')
-			n += (size_t)snprintf(buf + n, size - n, "\\t");
-		else if (*p < 0x20 || *p == 0x7f)
-			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", *p);
-		else
+		if (*p >= 0x20 && *p != 0x7f) {
 			buf[n++] = (char)*p;
+			continue;
+		}
+		buf[n++] = '\\';
+		if (*p == '\n' || *p == '\t') {
+			buf[n++] = *p == '\n' ? 'n' : 't';
+			continue;
+		}
+		buf[n++] = 'x';
+		buf[n++] = hex[*p >> 4];
+		buf[n++] = hex[*p & 15];
 	}
 	if (size)
 		buf[n < size ? n : size - 1] = 0;

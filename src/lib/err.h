@@ -36,9 +36,9 @@ typedef void (*ckpt_warn_fn)(const char *msg);
 void ckpt_set_warn(ckpt_warn_fn fn);
 void ckpt_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* s with control bytes written as \n, \t, \xHH (and \\ for a backslash
- * that is followed by one), so that a message stays one line; at most
- * size-1 bytes. */
+/* s with control bytes written as \n, \t, \xHH, so that a message stays
+ * one line; at most size-1 bytes.  Async-signal-safe (the SIGBUS handler
+ * uses it). */
 char *ckpt_escape_line(const char *s, char *buf, size_t size);
 
 #endif

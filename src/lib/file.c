@@ -120,20 +120,72 @@ static const char *class_name(hid_t type)
 }
 
 /* The dtype name, or a kind for what is not numeric: "compound",
- * "float128" (a float format the toolkit does not compute with), ... */
+ * "float128" (a float format the toolkit does not compute with),
+ * "int32(20-bit)" (an integer in fewer bits than it occupies), ... */
 static void describe_type(hid_t type, ckpt_dtype dt, char *buf, size_t size)
 {
 	const char *cls = class_name(type);
+	size_t bits = 8 * H5Tget_size(type);
 
 	if (dt != CKPT_OTHER)
 		snprintf(buf, size, "%s", ckpt_dtype_name(dt));
+	else if (strcmp(cls, "int") == 0 && H5Tget_precision(type) < bits)
+		snprintf(buf, size, "int%u(%u-bit)", (unsigned)bits & 0xffff, /* fits */
+		         (unsigned)H5Tget_precision(type) & 0xffff);
 	else if (strcmp(cls, "float") == 0 || strcmp(cls, "int") == 0)
-		snprintf(buf, size, "%s%zu", cls, 8 * H5Tget_size(type));
+		snprintf(buf, size, "%s%zu", cls, bits);
 	else
 		snprintf(buf, size, "%s", cls);
 }
 
-static int describe_dataset(ckpt_file *f, hid_t d, ckpt_var *v)
+/* Whether obj has the string attribute dtype="bfloat16" (Keras 3's mark). */
+static int marked_bfloat16(hid_t obj)
+{
+	static const char mark[] = "bfloat16";
+	hid_t a, t = -1, mt = -1;
+	char fixed[sizeof mark + 1] = "", *vlen = NULL;
+	int yes = 0;
+
+	if (H5Aexists(obj, "dtype") <= 0 || (a = H5Aopen(obj, "dtype", H5P_DEFAULT)) < 0)
+		return 0;
+	if ((t = H5Aget_type(a)) >= 0 && H5Tget_class(t) == H5T_STRING &&
+	    (mt = H5Tcopy(H5T_C_S1)) >= 0) {
+		H5Tset_cset(mt, H5Tget_cset(t)); /* h5py writes UTF-8 */
+		if (H5Tis_variable_str(t) > 0) {
+			H5Tset_size(mt, H5T_VARIABLE);
+			yes = H5Aread(a, mt, &vlen) >= 0 && vlen && strcmp(vlen, mark) == 0;
+			H5free_memory(vlen);
+		} else if (H5Tget_size(t) <= sizeof mark) {
+			H5Tset_size(mt, sizeof fixed);
+			yes = H5Aread(a, mt, fixed) >= 0 && strcmp(fixed, mark) == 0;
+		}
+	}
+	if (mt >= 0)
+		H5Tclose(mt);
+	if (t >= 0)
+		H5Tclose(t);
+	H5Aclose(a);
+	H5Eclear2(H5E_DEFAULT);
+	return yes;
+}
+
+/* Keras 3 stores a bfloat16 variable as 2-byte opaque data marked with
+ * dtype="bfloat16" (h5py has no bfloat16 type); the mark on any other
+ * type is not believed. */
+static void keras_bfloat16(const ckpt_file *f, hid_t d, hid_t type, ckpt_var *v)
+{
+	if (!marked_bfloat16(d) || v->dtype == CKPT_BF16)
+		return;
+	if (H5Tget_class(type) == H5T_OPAQUE && H5Tget_size(type) == 2) {
+		v->dtype = CKPT_BF16;
+		snprintf(v->type, sizeof v->type, "%s", ckpt_dtype_name(CKPT_BF16));
+		return;
+	}
+	ckpt_warnf("%s: variable '%s': marked dtype=\"bfloat16\" but stored as %s: "
+	           "read as %s", f->name, v->name, v->type, v->type);
+}
+
+static int describe_dataset(ckpt_file *f, hid_t d, ckpt_var *v, hsize_t nattrs)
 {
 	hid_t type = H5Dget_type(d), space = H5Dget_space(d);
 	hsize_t dims[CKPT_MAX_RANK];
@@ -146,6 +198,8 @@ static int describe_dataset(ckpt_file *f, hid_t d, ckpt_var *v)
 	}
 	v->dtype = ckpt_dtype_of(type);
 	describe_type(type, v->dtype, v->type, sizeof v->type);
+	if (nattrs > 0)
+		keras_bfloat16(f, d, type, v);
 	v->elsize = H5Tget_size(type);
 	if (H5Sget_simple_extent_type(space) == H5S_NULL) {
 		v->rank = -1;
@@ -222,7 +276,7 @@ static int add_obj(struct walk *w, ckpt_obj_kind kind, const char *path,
 	return 0;
 }
 
-static int add_variable(struct walk *w, hid_t d, const char *path)
+static int add_variable(struct walk *w, hid_t d, const char *path, hsize_t nattrs)
 {
 	ckpt_file *f = w->f;
 	ckpt_var *v;
@@ -236,7 +290,7 @@ static int add_variable(struct walk *w, hid_t d, const char *path)
 	if (!(v->name = strdup(path)))
 		return ckpt_seterr("%s: out of memory", f->name);
 	f->nvars++;
-	return describe_dataset(f, d, v);
+	return describe_dataset(f, d, v, nattrs);
 }
 
 static struct seen *seen_slot(struct seen *tab, size_t cap, haddr_t addr)
@@ -441,7 +495,7 @@ static int visit_link(struct walk *w, const struct frame *fr, size_t i, hid_t *s
 		w->nseen++;
 	}
 	if (oi.type == H5O_TYPE_DATASET) {
-		rc = add_variable(w, obj, path);
+		rc = add_variable(w, obj, path, oi.num_attrs);
 	} else if (oi.type == H5O_TYPE_NAMED_DATATYPE) {
 		rc = add_obj(w, CKPT_OBJ_DATATYPE, path, NULL, NULL); /* not a variable */
 	} else if ((rc = add_obj(w, CKPT_OBJ_GROUP, path, NULL, NULL)) == 0) {

@@ -66,7 +66,49 @@ static int add_entry(ckpt_flat *m, char *name, ckpt_dtype t, int rank,
 	return 0;
 }
 
+/* Which two entries of m cannot both be variables of one file (the same
+ * name, or one inside the other), as ckpt_names_clash() says. */
+static int entries_clash(const ckpt_flat *m, size_t *a, size_t *b)
+{
+	const char **names = malloc((m->n ? m->n : 1) * sizeof *names);
+	int kind;
+
+	if (!names)
+		return ckpt_seterr("out of memory");
+	for (size_t i = 0; i < m->n; i++)
+		names[i] = m->e[i].name;
+	kind = ckpt_names_clash(names, m->n, a, b);
+	free(names);
+	return kind;
+}
+
 static int name_ok(const char *name);
+
+/* The names the options made must be able to live in one file. */
+static int mapped_names_fit(ckpt_flat *m, const char *file)
+{
+	const ckpt_flat_entry *a, *b;
+	size_t i, k;
+	int kind = entries_clash(m, &i, &k);
+
+	if (kind == CKPT_NAMES_OK)
+		return 0;
+	a = &m->e[i];
+	b = &m->e[k];
+	if (kind == CKPT_NAMES_TWICE)
+		ckpt_seterr("%s: variables '%s' and '%s' would both be called '%s': "
+		            "check --strip-prefix, --add-prefix and --rename", file,
+		            a->var->name, b->var->name, a->name);
+	else if (kind == CKPT_NAMES_NESTED)
+		ckpt_seterr("%s: variable '%s' would be called '%s', inside variable "
+		            "'%s'%s%s%s, which cannot also be a group: check --strip-prefix, "
+		            "--add-prefix and --rename", file, b->var->name, b->name,
+		            a->var->name, strcmp(a->var->name, a->name) ? " (called '" : "",
+		            strcmp(a->var->name, a->name) ? a->name : "",
+		            strcmp(a->var->name, a->name) ? "')" : "");
+	ckpt_flat_free(m);
+	return -1;
+}
 
 int ckpt_flat_of_file(ckpt_flat *m, const ckpt_file *f, const ckpt_select *sel)
 {
@@ -86,10 +128,10 @@ int ckpt_flat_of_file(ckpt_flat *m, const ckpt_file *f, const ckpt_select *sel)
 			continue;
 		}
 		if (!name_ok(name)) { /* a manifest could not name it */
-			ckpt_seterr("variable '%s' would be called '%s', which is not a "
-			            "variable name (empty, absolute, or with '.' or '..' "
+			ckpt_seterr("%s: variable '%s' would be called '%s', which is not "
+			            "a variable name (empty, absolute, or with '.' or '..' "
 			            "parts): check --strip-prefix and --add-prefix",
-			            v->name, name);
+			            f->name, v->name, name);
 			free(name);
 			ckpt_flat_free(m);
 			return -1;
@@ -104,7 +146,7 @@ int ckpt_flat_of_file(ckpt_flat *m, const ckpt_file *f, const ckpt_select *sel)
 		else if (m->dtype != v->dtype)
 			m->dtype = CKPT_OTHER;
 	}
-	return 0;
+	return mapped_names_fit(m, f->name);
 }
 
 uint64_t ckpt_flat_bytes(const ckpt_flat *m)
@@ -426,16 +468,25 @@ static int parse_line(ckpt_flat *m, const char *line, size_t len, const char *wh
 		                   ", count %" PRIu64 " expected)", what, lineno, offset,
 		                   count, m->count, shape_count);
 	}
-	for (size_t i = 0; i < m->n; i++)
-		if (strcmp(m->e[i].name, name) == 0) {
-			ckpt_seterr("%s: line %zu: variable '%s' listed twice", what, lineno,
-			            m->e[i].name);
-			free(name);
-			return -1;
-		}
 	if (add_entry(m, name, t, rank, dims, count) < 0)
 		return ckpt_seterr("%s: line %zu: %s", what, lineno, ckpt_errmsg());
 	return 0;
+}
+
+/* Every line after the header names a variable: entry i is on line i + 2. */
+static int listed_names_fit(const ckpt_flat *m, const char *what)
+{
+	size_t a, b;
+	int kind = entries_clash(m, &a, &b);
+
+	if (kind == CKPT_NAMES_TWICE)
+		return ckpt_seterr("%s: line %zu: variable '%s' listed twice (first on "
+		                   "line %zu)", what, b + 2, m->e[b].name, a + 2);
+	if (kind == CKPT_NAMES_NESTED)
+		return ckpt_seterr("%s: line %zu: variable '%s' lies inside variable "
+		                   "'%s' of line %zu, which cannot also be a group", what,
+		                   b + 2, m->e[b].name, m->e[a].name, a + 2);
+	return kind;
 }
 
 int ckpt_flat_parse(ckpt_flat *m, const char *text, size_t len, const char *what)
@@ -470,6 +521,8 @@ int ckpt_flat_parse(ckpt_flat *m, const char *text, size_t len, const char *what
 		            "says %" PRIu64, what, m->count, declared);
 		goto fail;
 	}
+	if (listed_names_fit(m, what) < 0)
+		goto fail;
 	return 0;
 fail:
 	ckpt_flat_free(m);

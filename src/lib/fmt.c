@@ -24,7 +24,7 @@ char *ckpt_fmt_double(double v, ckpt_dtype t, char *out)
 		return strcpy(out, "nan");
 	if (isinf(v))
 		return strcpy(out, v > 0 ? "inf" : "-inf");
-	int p, exp10;
+	int p;
 
 	for (p = 1; p <= 17; p++) {
 		snprintf(out, CKPT_FMT_MAX, "%.*g", p, v);
@@ -34,10 +34,14 @@ char *ckpt_fmt_double(double v, ckpt_dtype t, char *out)
 	if (p > 17)
 		p = 17;
 	/* %g turns 10 into "1e+01"; as Python's repr does, write numbers below
-	 * 1e16 positionally, with the same significant digits. */
-	exp10 = (int)floor(log10(fabs(v)));
-	if (strchr(out, 'e') && exp10 >= 0 && exp10 < 16)
-		snprintf(out, CKPT_FMT_MAX, "%.*g", exp10 + 1 > p ? exp10 + 1 : p, v);
+	 * 1e16 positionally, with the same significant digits.  (log10(0) is
+	 * -inf, which no int holds: zero never gets here.) */
+	if (strchr(out, 'e') && fabs(v) >= 1) {
+		int exp10 = (int)floor(log10(fabs(v)));
+
+		if (exp10 < 16)
+			snprintf(out, CKPT_FMT_MAX, "%.*g", exp10 + 1 > p ? exp10 + 1 : p, v);
+	}
 	return out;
 }
 

@@ -76,8 +76,11 @@ static int track(char *path)
 		for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
 			struct sigaction old;
 
-			/* keep "ignored" (nohup, background jobs) as it was */
-			if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			/* only where the signal would kill the process as it is:
+			 * "ignored" (nohup, background jobs) stays, and so does a
+			 * handler the program using the library has set */
+			if (sigaction(sigs[i], NULL, &old) == 0 &&
+			    !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
 				sigaction(sigs[i], &sa, NULL);
 		}
 		installed = 1;
@@ -238,10 +241,18 @@ static int temp_open(struct temp *t, const char *target, int force, int via_tmpd
 	if (!(t->tmp = to_stdout || t->stream ? temp_in_tmpdir() : temp_beside(target)))
 		return ckpt_seterr("%s: out of memory", shown(t));
 	if ((t->fd = mkstemp(t->tmp)) < 0) {
+		int e = errno;
+
+		if (to_stdout || t->stream) {
+			*strrchr(t->tmp, '/') = 0; /* temp_in_tmpdir() made DIR/NAME */
+			ckpt_seterr("%s: cannot create a temporary file in %s (TMPDIR): %s",
+			            shown(t), t->tmp, strerror(e));
+		} else {
+			ckpt_seterr("%s: cannot create a file there: %s", shown(t), strerror(e));
+		}
 		free(t->tmp);
 		t->tmp = NULL;
-		return ckpt_seterr("%s: cannot create a file there: %s", shown(t),
-		                   strerror(errno));
+		return -1;
 	}
 	t->slot = track(t->tmp);
 	if (t->target && !t->stream && st.st_mode) {
@@ -596,6 +607,7 @@ int ckpt_out_make_groups(hid_t fid, const char *path)
 struct attr_copy {
 	hid_t dst;
 	const char *what;
+	const char *skip; /* an attribute not to copy, or NULL */
 	int failed;
 };
 
@@ -609,6 +621,8 @@ static herr_t copy_one_attr(hid_t loc, const char *name, const H5A_info_t *ai,
 	int ok = 0;
 
 	(void)ai;
+	if (c->skip && strcmp(name, c->skip) == 0)
+		return 0;
 	if ((a = H5Aopen(loc, name, H5P_DEFAULT)) < 0 || (t = H5Aget_type(a)) < 0 ||
 	    (sp = H5Aget_space(a)) < 0 || (n = H5Sget_simple_extent_npoints(sp)) < 0)
 		goto out;
@@ -644,9 +658,9 @@ out:
 	return ok ? 0 : -1;
 }
 
-int ckpt_copy_attrs(hid_t src, hid_t dst, const char *what)
+static int copy_attrs_but(hid_t src, hid_t dst, const char *what, const char *skip)
 {
-	struct attr_copy c = {dst, what, 0};
+	struct attr_copy c = {dst, what, skip, 0};
 	hsize_t idx = 0;
 
 	/* creation order where tracked, else name order (as HDF5 lists them) */
@@ -661,6 +675,11 @@ int ckpt_copy_attrs(hid_t src, hid_t dst, const char *what)
 		return -1;
 	}
 	return 0;
+}
+
+int ckpt_copy_attrs(hid_t src, hid_t dst, const char *what)
+{
+	return copy_attrs_but(src, dst, what, NULL);
 }
 
 static int copy_group(const ckpt_file *src, hid_t dst, const char *path)
@@ -898,24 +917,40 @@ static hid_t type_like(hid_t sd, hid_t dst)
 /* Create dst_name in dst like variable v of src: shape, attributes and
  * storage as output_dcpl() says, element type dtype (CKPT_OTHER: as the
  * source's); its values are copied when copy is set, else left to come. */
+/* Whether dataset d (variable v) holds bfloat16 the way Keras 3 stores it:
+ * 2-byte opaque data marked dtype="bfloat16". */
+static int keras_bfloat16(hid_t d, const ckpt_var *v)
+{
+	hid_t t = v->dtype == CKPT_BF16 ? H5Dget_type(d) : -1;
+	int yes = t >= 0 && H5Tget_class(t) == H5T_OPAQUE;
+
+	if (t >= 0)
+		H5Tclose(t);
+	return yes;
+}
+
 static int create_like(const ckpt_file *src, const ckpt_var *v, hid_t dst,
                        const char *dst_name, const ckpt_copy_spec *computed, int copy)
 {
 	hid_t sd = H5Dopen2(src->fid, v->name, H5P_DEFAULT), dcpl = -1, sp = -1,
 	      t = -1, dd = -1;
 	ckpt_dtype dtype = computed ? computed->dtype : CKPT_OTHER;
-	int rc = -1, foreign = 0;
+	int rc = -1, foreign = 0, keras = sd >= 0 && keras_bfloat16(sd, v);
+	/* Keras' bfloat16 stays in Keras' form, so that Keras loads the
+	 * result; stored as another type, it loses the mark */
+	int same_type = dtype == CKPT_OTHER || (keras && dtype == CKPT_BF16);
 
 	if (sd >= 0 && needs_dense_attrs(sd))
 		newer_format(dst);
 	if (sd < 0 || (sp = H5Dget_space(sd)) < 0 ||
-	    (t = dtype == CKPT_OTHER ? type_like(sd, dst) : ckpt_dtype_filetype(dtype)) < 0 ||
+	    (t = same_type ? type_like(sd, dst) : ckpt_dtype_filetype(dtype)) < 0 ||
 	    (dcpl = output_dcpl(sd, t, computed, src->name, v->name, &foreign)) < 0 ||
 	    (dd = H5Dcreate2(dst, dst_name, t, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)) < 0)
 		ckpt_seterr_h5("%s: variable '%s': cannot create it in the output",
 		               src->name, v->name);
-	else if ((rc = ckpt_copy_attrs(sd, dd, src->name)) == 0 && copy &&
-	         (rc = copy_values(src, v, dd)) < 0)
+	else if ((rc = copy_attrs_but(sd, dd, src->name,
+	                              keras && !same_type ? "dtype" : NULL)) == 0 &&
+	         copy && (rc = copy_values(src, v, dd)) < 0)
 		ckpt_seterr("%s: variable '%s': %s", src->name, v->name, ckpt_errmsg());
 	if (dd >= 0)
 		H5Dclose(dd);

@@ -2,8 +2,10 @@
  *
  * The output is written to a temporary file beside the target and moved
  * into place only when complete; on error, on exit before the commit, or on
- * SIGINT, SIGTERM, SIGHUP or SIGPIPE, the temporary is removed and the
- * target left untouched.  An existing
+ * a signal that terminates (SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT,
+ * SIGUSR1/2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ - those still at
+ * their default action: ignored ones and the caller's own handlers stay),
+ * the temporary is removed and the target left untouched.  An existing
  * target is replaced only when asked (force), and atomically: never a
  * mixture of two writers.  "-" writes to standard output (never a
  * terminal), through a temporary file so that memory stays bounded. */

@@ -120,3 +120,58 @@ int ckpt_select_match(const ckpt_select *s, const char *mapped)
 		return 0;
 	return !any_match(s->exclude, s->nexclude, mapped);
 }
+
+/* ---- names that cannot live in one file ----------------------------------- */
+
+struct indexed {
+	const char *name;
+	size_t i;
+};
+
+/* Byte order with '/' first: the names inside a group ("w/...") sort right
+ * after the group's own name ("w"), before "w-a" or "w0". */
+static int path_order(const void *pa, const void *pb)
+{
+	const struct indexed *a = pa, *b = pb;
+	const unsigned char *x = (const unsigned char *)a->name;
+	const unsigned char *y = (const unsigned char *)b->name;
+
+	for (; *x && *x == *y; x++, y++)
+		;
+	if (*x == *y)
+		return a->i < b->i ? -1 : a->i > b->i;
+	if (!*x || !*y)
+		return *x ? 1 : -1;
+	return *x == '/' ? -1 : *y == '/' ? 1 : *x - *y;
+}
+
+static int inside(const char *group, const char *name)
+{
+	size_t n = strlen(group);
+
+	return strncmp(group, name, n) == 0 && name[n] == '/';
+}
+
+int ckpt_names_clash(const char *const *names, size_t n, size_t *first, size_t *second)
+{
+	struct indexed *s = malloc((n ? n : 1) * sizeof *s);
+	int kind = CKPT_NAMES_OK;
+
+	if (!s)
+		return ckpt_seterr("out of memory");
+	for (size_t i = 0; i < n; i++)
+		s[i] = (struct indexed){names[i], i};
+	qsort(s, n, sizeof *s, path_order);
+	for (size_t k = 1; k < n && kind == CKPT_NAMES_OK; k++) {
+		if (strcmp(s[k - 1].name, s[k].name) == 0)
+			kind = CKPT_NAMES_TWICE;
+		else if (inside(s[k - 1].name, s[k].name))
+			kind = CKPT_NAMES_NESTED;
+		else
+			continue;
+		*first = s[k - 1].i;
+		*second = s[k].i;
+	}
+	free(s);
+	return kind;
+}

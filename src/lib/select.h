@@ -38,4 +38,14 @@ char *ckpt_select_map(const ckpt_select *s, const char *name);
 /* Whether the mapped name is selected by the --only/--exclude globs. */
 int ckpt_select_match(const ckpt_select *s, const char *mapped);
 
+/* Whether names (n of them) cannot all be variables of one file: one is
+ * there twice (CKPT_NAMES_TWICE), or one lies inside another, as "w/x"
+ * inside "w", which would have to be a group (CKPT_NAMES_NESTED).  Then
+ * *first and *second are set to the two positions: for NESTED, the outer
+ * name's, then the inner's; for TWICE, the earlier, then the later.
+ * CKPT_NAMES_OK (0) if none; -1 with a message if out of memory.  Time
+ * n log n. */
+enum { CKPT_NAMES_OK, CKPT_NAMES_TWICE, CKPT_NAMES_NESTED };
+int ckpt_names_clash(const char *const *names, size_t n, size_t *first, size_t *second);
+
 #endif

@@ -232,6 +232,23 @@ static int read_in_place(ckpt_slab *s, size_t n)
 	return 0;
 }
 
+hid_t ckpt_values_memtype(hid_t dset, ckpt_dtype t)
+{
+	hid_t ft = t == CKPT_BF16 ? H5Dget_type(dset) : -1;
+
+	if (ft >= 0 && H5Tget_class(ft) == H5T_OPAQUE) {
+		if (!ckpt_host_big_endian())
+			return ft;
+		H5Tclose(ft);
+		ckpt_seterr("bfloat16 stored as opaque bytes (Keras 3) cannot be "
+		            "read on a big-endian host");
+		return -1;
+	}
+	if (ft >= 0)
+		H5Tclose(ft);
+	return ckpt_dtype_memtype(t);
+}
+
 /* Numbers as the toolkit's memory types; anything else in HDF5's native
  * form of its type. */
 static hid_t memtype_of(hid_t dset, ckpt_dtype t)
@@ -239,7 +256,7 @@ static hid_t memtype_of(hid_t dset, ckpt_dtype t)
 	hid_t ft, mt;
 
 	if (t != CKPT_OTHER)
-		return ckpt_dtype_memtype(t);
+		return ckpt_values_memtype(dset, t);
 	if ((ft = H5Dget_type(dset)) < 0)
 		return -1;
 	mt = H5Tget_native_type(ft, H5T_DIR_ASCEND);

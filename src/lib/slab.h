@@ -90,6 +90,13 @@ int ckpt_slab_follow(ckpt_slab *s, const ckpt_slab *leader);
 /* The region of the slab s read last. */
 void ckpt_slab_region(const ckpt_slab *s, ckpt_region *r);
 
+/* The memory type (to be closed) for values of dtype t read from or
+ * written to dset: the toolkit's, or, where dset holds bfloat16 as Keras 3
+ * stores it (2-byte opaque), dset's own type - the bytes as they are,
+ * little-endian as numpy writes them on every host Keras runs on (a
+ * big-endian host is refused). */
+hid_t ckpt_values_memtype(hid_t dset, ckpt_dtype t);
+
 /* Write buf (r->n values of memtype) to region r of dset. */
 int ckpt_region_write(const ckpt_region *r, hid_t dset, hid_t memtype,
                       const void *buf);

@@ -78,6 +78,23 @@ row "h5ls -r" "$1" "$2" "$h5ls"
 set -- $(measure "$B/bin/ckpt-read" "$W/many.h5")
 row "ckpt-read (ratio: to h5ls -r)" "$1" "$2" "$h5ls" "$h5ls"
 
+echo "== ckpt-average of 2 inputs with many small variables (cost per variable)"
+for n in 20000 200000; do
+	[ -f "$W/many$n.h5" ] || "$B/tests/mkfixtures" --many $n "$W/many$n.h5"
+	set -- $(measure "$B/bin/ckpt-read" "$W/many$n.h5"); rd=$1
+	row "ckpt-read, $n variables" "$1" "$2" "$rd"
+	if [ -n "$PY" ] && [ $n -le 20000 ]; then
+		set -- $(measure "$PY" tests/bench/average.py "$W/py.out" "$W/many$n.h5" "$W/many$n.h5"); py=$1
+		row "h5py + numpy script" "$1" "$2" "$rd"
+	else
+		py=
+	fi
+	set -- $(measure "$B/bin/ckpt-average" -o "$W/avg.out" "$W/many$n.h5" "$W/many$n.h5")
+	row "ckpt-average (ratio: to ckpt-read)" "$1" "$2" "$rd" "$py"
+	awk -v s="$1" -v n=$n 'BEGIN { printf "%-34s %8.1f us\n", "  per variable", s / n * 1e6 }'
+done
+rm -f "$W/py.out" "$W/avg.out"
+
 echo "== ckpt-average of 4 inputs"
 cat "$W"/b[0-3].h5 >/dev/null
 size=$(wc -c <"$W/b0.h5")

@@ -122,6 +122,36 @@ static void slab_statistics(void **state)
 	assert_true(ckpt_cmp_cosine(&c) == 1 && ckpt_cmp_rel_l2(&c) == 0);
 }
 
+/* Sums of squares near both ends of float64's range, and merged across
+ * slabs of very different magnitude. */
+static void extreme_magnitudes(void **state)
+{
+	double big[2] = {1e308, -1.7e308}, t1[2] = {1e-300, -2e-300},
+	       t2[2] = {-1e-300, 2e-300}, one = 1e300, sub = 5e-324;
+	ckpt_cmp c, later;
+
+	(void)state;
+	ckpt_cmp_init(&c, 1);
+	ckpt_cmp_slab(&c, &exact, CKPT_F64, big, CKPT_F64, big, 2, 0, NULL, NULL);
+	assert_true(ckpt_cmp_cosine(&c) == 1 && ckpt_cmp_rel_l2(&c) == 0);
+	ckpt_cmp_init(&c, 1);
+	ckpt_cmp_slab(&c, &exact, CKPT_F64, t1, CKPT_F64, t2, 2, 0, NULL, NULL);
+	assert_true(ckpt_cmp_cosine(&c) == -1);
+	assert_close(ckpt_cmp_rel_l2(&c), 2, 1e-15);
+	assert_close(ckpt_cmp_rms(&c) / 1e-300, sqrt(10), 1e-15);
+	ckpt_cmp_init(&c, 1);
+	ckpt_cmp_slab(&c, &exact, CKPT_F64, &sub, CKPT_F64, &sub, 1, 0, NULL, NULL);
+	assert_true(ckpt_cmp_cosine(&c) == 1);
+	/* a slab at 1e300 then one at 1e-300: the small one is negligible */
+	ckpt_cmp_init(&c, 1);
+	ckpt_cmp_slab(&c, &exact, CKPT_F64, &one, CKPT_F64, &one, 1, 0, NULL, NULL);
+	ckpt_cmp_init(&later, 1);
+	ckpt_cmp_slab(&later, &exact, CKPT_F64, t1, CKPT_F64, t2, 2, 1, NULL, NULL);
+	ckpt_cmp_merge(&c, &later);
+	assert_true(ckpt_cmp_cosine(&c) == 1 && ckpt_cmp_rel_l2(&c) == 0);
+	assert_close(ckpt_cmp_rms(&c) / 1e-300, sqrt(20.0 / 3), 1e-15);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -132,6 +162,7 @@ int main(void)
 		cmocka_unit_test(mixed_dtypes),
 		cmocka_unit_test(bitwise),
 		cmocka_unit_test(slab_statistics),
+		cmocka_unit_test(extreme_magnitudes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -86,6 +86,83 @@ static uint32_t hw_f32(double d)
 	return b;
 }
 
+/* The fast 16-bit conversions give the generic (reference) ones' bits:
+ * every pattern decoded, and 10^7 doubles encoded - random over the whole
+ * range, exact ties and their neighbours, subnormals of both formats, values
+ * around the largest finite, and NaNs with payloads. */
+static uint64_t bits64(double v)
+{
+	uint64_t b;
+
+	memcpy(&b, &v, sizeof b);
+	return b;
+}
+
+static double double_of_bits(uint64_t b)
+{
+	double v;
+
+	memcpy(&v, &b, sizeof v);
+	return v;
+}
+
+static void fast_decoders_match_reference(void **state)
+{
+	(void)state;
+	for (uint32_t b = 0; b < 65536; b++) {
+		assert_true(bits64(ckpt_f16_to_double((uint16_t)b)) ==
+		            bits64(ckpt_float_decode(b, 5, 10)));
+		assert_true(bits64(ckpt_bf16_to_double((uint16_t)b)) ==
+		            bits64(ckpt_float_decode(b, 8, 7)));
+	}
+}
+
+static void check_encoders(double d)
+{
+	if (ckpt_double_to_f16(d) != ckpt_float_encode(d, 5, 10))
+		fail_msg("f16 of %a: %#x, want %#x", d, ckpt_double_to_f16(d),
+		         ckpt_float_encode(d, 5, 10));
+	if (ckpt_double_to_bf16(d) != ckpt_float_encode(d, 8, 7))
+		fail_msg("bf16 of %a: %#x, want %#x", d, ckpt_double_to_bf16(d),
+		         ckpt_float_encode(d, 8, 7));
+}
+
+static void fast_encoders_match_reference(void **state)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+
+	(void)state;
+	for (int i = 0; i < 2500000; i++) {
+		double d, tie;
+		uint16_t h;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		/* exponents from below bf16's subnormals to past its maximum */
+		d = ldexp((double)(x >> 11), (int)(x % 300) - 140 - 53);
+		if (x & 1)
+			d = -d;
+		check_encoders(d);
+		/* exact ties between adjacent 16-bit values, and one ulp either side */
+		h = (uint16_t)(x >> 40);
+		tie = (ckpt_f16_to_double(h) + ckpt_f16_to_double((uint16_t)(h + 1))) / 2;
+		check_encoders(tie);
+		check_encoders(nextafter(tie, 0));
+		check_encoders(nextafter(tie, INFINITY));
+	}
+	for (uint32_t b = 0; b < 65536; b++) { /* bf16 ties, and NaN payloads */
+		double lo = ckpt_bf16_to_double((uint16_t)b);
+
+		check_encoders((lo + ckpt_bf16_to_double((uint16_t)(b + 1))) / 2);
+		check_encoders(lo);
+	}
+	check_encoders(65520);           /* f16: rounds to Inf */
+	check_encoders(nextafter(65520, 0));
+	check_encoders(DBL_MAX);
+	check_encoders(DBL_TRUE_MIN);
+	check_encoders(-0.0);
+	check_encoders(double_of_bits(0x7ff0000000000001ULL)); /* signalling NaN */
+}
+
 static void generic_encoder_matches_hardware(void **state)
 {
 	uint64_t x = 88172645463325252ULL;
@@ -211,6 +288,8 @@ int main(void)
 		cmocka_unit_test(f16_known_values),
 		cmocka_unit_test(bf16_no_double_rounding),
 		cmocka_unit_test(generic_encoder_matches_hardware),
+		cmocka_unit_test(fast_decoders_match_reference),
+		cmocka_unit_test(fast_encoders_match_reference),
 		cmocka_unit_test(widen_every_type),
 		cmocka_unit_test(narrow_integers),
 		cmocka_unit_test(narrow_float_overflow_counted),

@@ -1,5 +1,6 @@
 # An input truncated by another program while it is read (a mapped slab
-# then faults with SIGBUS): one line naming the file, exit 2, no temporary.
+# then faults with SIGBUS): one line naming the file (control bytes
+# escaped), exit 2, no temporary.
 not_under_valgrind
 need_h5py
 "$PY" -c '
@@ -7,16 +8,19 @@ import h5py, numpy as np
 with h5py.File("big.h5", "w") as f:
     f["w"] = np.arange(4 << 20, dtype="f4")' || fail "cannot make the input"
 mkfifo p
-"$REALBIN"/ckpt-read --values big.h5 >p 2>err & pid=$!
+nl=$(printf 'b\nig.h5')
+mv big.h5 "$nl"
+"$REALBIN"/ckpt-read --values "$nl" >p 2>err & pid=$!
 exec 3<p
 head -c 1000 <&3 >/dev/null    # it is reading now, and blocks on the pipe
-truncate -s 4096 big.h5
+truncate -s 4096 "$nl"
 cat <&3 >/dev/null
 exec 3<&-
 wait $pid; rc=$?
 [ $rc -eq 2 ] || fail "status $rc, expected 2; stderr: $(cat err)"
 [ "$(wc -l <err)" -eq 1 ] || fail "not one line: $(cat err)"
-grep -q '^ckpt-read: big.h5: the file shrank while being read' err || fail "message: $(cat err)"
+grep -q '^ckpt-read: b\\nig.h5: the file shrank while being read' err || fail "message: $(cat err)"
+rm -f "$nl"
 # the same in a program that writes: the temporary is removed
 "$PY" -c '
 import h5py, numpy as np

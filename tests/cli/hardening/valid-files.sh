@@ -50,3 +50,21 @@ with h5py.File("open.h5", "w") as f:
     assert "open.h5: open for writing by another program" in r.stderr, r.stderr
 PY
 expect_no_file
+# an integer stored in fewer bits than it occupies is listed as such, and
+# ckpt-average says why it does not average it
+"$PY" - <<'PY' || fail "cannot make the 20-bit input"
+import h5py, numpy as np
+for name, v in (("p20a.h5", 1), ("p20b.h5", 2)):
+    with h5py.File(name, "w") as f:
+        t = h5py.h5t.STD_I32LE.copy(); t.set_precision(20)
+        s = h5py.h5s.create_simple((3,))
+        d = h5py.h5d.create(f.id, b"n", t, s)
+        d.write(h5py.h5s.ALL, h5py.h5s.ALL, np.full(3, v, "i4"))
+        f["w"] = np.full(2, v, "f4")
+PY
+run ckpt-read p20a.h5
+expect_out "^n +int32\(20-bit\) "
+run ckpt-average -o p.h5 p20a.h5 p20b.h5
+expect_error ckpt-average "p20b.h5: variable 'n' \(int32\(20-bit\), not a numeric type ckpt computes with\) differs from p20a.h5's; it cannot be averaged"
+run ckpt-average --exclude n -o p.h5 p20a.h5 p20b.h5
+expect_status 0
