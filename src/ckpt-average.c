@@ -191,9 +191,11 @@ static void check_inputs(ckpt_file **in, size_t n)
 				die("%s: variable '%s' has shape %s, %s has %s", b->name,
 				    va->name, ckpt_shape_str(vb, sb, sizeof sb), a->name,
 				    ckpt_shape_str(va, sa, sizeof sa));
-			if (strcmp(va->type, vb->type) != 0)
-				die("%s: variable '%s' is %s, %s has %s", b->name, va->name,
-				    vb->type, a->name, va->type);
+			if (strcmp(va->type, vb->type) != 0 &&
+			    !(ckpt_dtype_is_float(va->dtype) && ckpt_dtype_is_float(vb->dtype)))
+				die("%s: variable '%s' is %s, %s has %s (floats of different "
+				    "types average; other types must match)", b->name,
+				    va->name, vb->type, a->name, va->type);
 		}
 		for (size_t i = 0; i < b->nvars; i++) {
 			if (ckpt_find(a, b->vars[i].name) ||
@@ -226,12 +228,14 @@ static ckpt_copy_action decide(const ckpt_var *v, ckpt_copy_spec *spec, void *us
 #define AVG_SLAB_BYTES (2u << 20)
 
 /* Open slab readers on every input that has the variable, cutting the same
- * slabs; returns how many. */
+ * slabs; returns how many.  types[i] is reader i's dtype (floats of
+ * several types average together); *mixed says whether they differ. */
 static size_t open_readers(struct job *j, const ckpt_var *v0, ckpt_slab *s,
-                           size_t *which)
+                           size_t *which, ckpt_dtype *types, int *mixed)
 {
 	size_t m = 0;
 
+	*mixed = 0;
 	for (size_t k = 0; k < j->nin; k++) {
 		const ckpt_var *v = k ? ckpt_find(j->in[k], v0->name) : v0;
 
@@ -240,6 +244,8 @@ static size_t open_readers(struct job *j, const ckpt_var *v0, ckpt_slab *s,
 		if (ckpt_slab_open(&s[m], j->in[k], v, AVG_SLAB_BYTES) < 0 ||
 		    (m && ckpt_slab_follow(&s[m], &s[0]) < 0))
 			die_lib();
+		*mixed |= v->dtype != v0->dtype;
+		types[m] = v->dtype;
 		which[m++] = k;
 	}
 	return m;
@@ -325,6 +331,8 @@ static void average_var(struct job *j, hid_t out, const ckpt_var *v0)
 {
 	ckpt_slab *s = calloc(j->nin, sizeof *s);
 	size_t *which = calloc(j->nin, sizeof *which), m, bad = 0;
+	ckpt_dtype *types = calloc(j->nin, sizeof *types);
+	int mixed;
 	double *wbuf = calloc(j->nin, sizeof *wbuf);
 	ckpt_dtype to = opt.dtype != CKPT_OTHER ? opt.dtype : v0->dtype;
 	struct work w[2] = {{0}};
@@ -332,12 +340,14 @@ static void average_var(struct job *j, hid_t out, const ckpt_var *v0)
 	hid_t d, mt;
 	int rc = 0, k = 0;
 
-	if (!s || !which || !wbuf)
+	if (!s || !which || !wbuf || !types)
 		die("out of memory");
-	m = open_readers(j, v0, s, which);
+	m = open_readers(j, v0, s, which, types, &mixed);
 	if ((d = H5Dopen2(out, v0->name, H5P_DEFAULT)) < 0 || (mt = ckpt_values_memtype(d, to)) < 0)
 		die("%s: variable '%s': cannot open in the output", opt.out, v0->name);
 	ckpt_combine_init(&c, v0->dtype, to, m, subset_weights(j, which, m, wbuf));
+	if (mixed)
+		c.types = types;
 	for (int i = 0; i < 2; i++) {
 		w[i].c = &c;
 		w[i].ptrs = calloc(m, sizeof *w[i].ptrs);
@@ -383,6 +393,7 @@ static void average_var(struct job *j, hid_t out, const ckpt_var *v0)
 	H5Dclose(d);
 	free(s);
 	free(which);
+	free(types);
 	free(wbuf);
 }
 

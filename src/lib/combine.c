@@ -1,7 +1,9 @@
 /* combine.c - linear combinations of slabs, exactly rounded. */
 #include "combine.h"
 #include "err.h"
+#include "vec.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,6 +33,7 @@ void ckpt_combine_init(ckpt_combine *c, ckpt_dtype t, ckpt_dtype out, size_t nin
 	c->out = out;
 	c->nin = nin;
 	c->weights = weights;
+	c->types = NULL;
 }
 
 /* floor(s / n), rounded half to even */
@@ -110,77 +113,225 @@ static size_t mean_to_float_block(const ckpt_combine *c, const void *const *in,
 	return ckpt_from_double(c->out, mean, (char *)out + off * ckpt_dtype_size(c->out), n);
 }
 
+/* ---- floats: exact sums, one rounding ---------------------------------- */
+
+/* a + b = s + *e exactly (Knuth's TwoSum). */
+static inline double two_sum(double a, double b, double *e)
+{
+	double s = a + b, bb = s - a;
+
+	*e = (a - (s - bb)) + (b - bb);
+	return s;
+}
+
+/* a * b = p + *e exactly (Dekker's product with Veltkamp's split, not fma:
+ * without the instruction, fma is slow software); exact below 2^996. */
+static inline void split(double a, double *hi, double *lo)
+{
+	double t = 134217729.0 * a; /* 2^27 + 1 */
+
+	*hi = t - (t - a);
+	*lo = a - *hi;
+}
+
+/* A weight split once for all the products it is in. */
+struct weight {
+	double w, hi, lo;
+};
+
+static struct weight weight_of(double w)
+{
+	struct weight s = {w, 0, 0};
+
+	split(w, &s.hi, &s.lo);
+	return s;
+}
+
+/* w * x = p + *e; narrow: x has at most 26 significant bits (float32 and
+ * narrower), so it is its own upper half and needs no split */
+static inline double two_prod(struct weight w, double x, int narrow, double *e)
+{
+	double p = w.w * x, xh = x, xl = 0;
+
+	if (!narrow)
+		split(x, &xh, &xl);
+	*e = ((w.hi * xh - p) + w.hi * xl + w.lo * xh) + w.lo * xl;
+	return p;
+}
+
+/* hi + lo += x */
+static inline void accumulate(double *hi, double *lo, double x, double xe)
+{
+	double e;
+
+	*hi = two_sum(*hi, x, &e);
+	*lo += e + xe;
+}
+
+/* Dividing by the number of inputs (1 for a weighted combination): n and
+ * 1/n, n split once. */
+struct divisor {
+	struct weight n;
+	double inv;
+	int pow2; /* 1/n is exact: dividing is scaling */
+};
+
+static struct divisor divisor_of(size_t n)
+{
+	struct divisor d = {weight_of((double)n), 1 / (double)n, (n & (n - 1)) == 0};
+
+	return d;
+}
+
+/* Whether v[0..n) are all +-0 (an OR of the bits without the sign, which
+ * vectorises: narrow inputs mostly have exact double sums). */
+static inline int all_zero(const double *v, size_t n)
+{
+	uint64_t acc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t b;
+
+		memcpy(&b, &v[i], sizeof b);
+		acc |= b << 1;
+	}
+	return acc == 0;
+}
+
+/* The exact sums hi[i] + lo[i], divided by d, as doubles into hi: rounded
+ * to nearest for float64, to odd for a narrower type (so that rounding it
+ * into that type is the one rounding of the exact value: 53 bits are more
+ * than 2 beyond 24).  Inf and NaN sums are left as they are (an overflow
+ * is the caller's to redo scaled). */
+static inline void finish(double *hi, double *lo, size_t n, struct divisor d, int to_odd)
+{
+	/* without branches or bit tricks, so that it vectorises; a power of
+	 * two scales both halves exactly (below 2^-1021 the low half may
+	 * round, which no type narrower than float64 can tell) */
+	for (size_t i = 0; d.pow2 && i < n; i++) {
+		double h = hi[i], l = fabs(lo[i]) <= DBL_MAX ? lo[i] : 0;
+		double e, s = two_sum(h, l, &e);
+
+		s = l == 0 ? h : s;
+		e = l == 0 ? 0 : e;
+		hi[i] = fabs(h) <= DBL_MAX ? s * d.inv : h;
+		lo[i] = e * d.inv;
+	}
+	for (size_t i = 0; !d.pow2 && i < n; i++) {
+		/* (fabs(x) <= DBL_MAX: isfinite(x) in a form that vectorises) */
+		double h = hi[i], l = fabs(lo[i]) <= DBL_MAX ? lo[i] : 0; /* beyond 2^996 */
+		double e, s = two_sum(h, l, &e), q, p, pe, r, qe, t;
+
+		/* adding a zero would turn -0 into +0 */
+		s = l == 0 ? h : s;
+		e = l == 0 ? 0 : e;
+		/* q + r/n, with r = s + e - q n computed exactly (two_prod; s - p
+		 * is exact, p being close to s) whether or not q = s (1/n) is the
+		 * rounded quotient; r (1/n) only decides the last rounding */
+		q = s * d.inv;
+		p = two_prod(d.n, q, 0, &pe);
+		r = ((s - p) - pe) + e;
+		t = two_sum(q, r * d.inv, &qe);
+		s = r == 0 ? q : t;
+		lo[i] = r == 0 ? 0 : qe;
+		hi[i] = fabs(h) <= DBL_MAX ? s : h;
+	}
+	if (!to_odd || all_zero(lo, n))
+		return;
+	/* To odd: toward zero, then the last bit set - the exact value lies
+	 * strictly between hi and its neighbour on lo's side (one less in the
+	 * bits is one ulp toward zero, across binades too).  Only a value
+	 * exactly halfway between two of a type of at most 24 bits (its low 27
+	 * bits zero) can be rounded twice, so only such a one is looked at. */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t b;
+
+		memcpy(&b, &hi[i], sizeof b);
+		if ((b & 0x7ffffff) != 0 || lo[i] == 0 || hi[i] == 0 || !isfinite(hi[i]))
+			continue;
+		b -= (lo[i] > 0) != (hi[i] > 0);
+		b |= 1;
+		memcpy(&hi[i], &b, sizeof b);
+	}
+}
+
+static ckpt_dtype in_type(const ckpt_combine *c, size_t k)
+{
+	return c->types ? c->types[k] : c->dtype;
+}
+
+/* Values of t have at most 26 significant bits. */
+static int narrow(ckpt_dtype t)
+{
+	return ckpt_dtype_size(t) <= 2 || t == CKPT_F32;
+}
+
+static const void *at(const ckpt_combine *c, const void *const *in, size_t k, size_t off)
+{
+	return (const char *)in[k] + off * ckpt_dtype_size(in_type(c, k));
+}
+
 /* A combination whose sum overflowed double on the way (the mean of 1e308
  * and 1e308): again with every term scaled by 2^-64, which is exact, so the
  * result is finite whenever it is representable. */
-static double rescaled(const ckpt_combine *c, const void *const *in, size_t at)
+static double rescaled(const ckpt_combine *c, const void *const *in, size_t i)
 {
-	size_t es = ckpt_dtype_size(c->dtype);
-	double s = 0, comp = 0, x;
+	struct divisor d = divisor_of(c->weights ? 1 : c->nin);
+	double hi = 0, lo = 0, x;
 
 	for (size_t k = 0; k < c->nin; k++) {
-		double xi, t;
+		double e = 0;
 
-		ckpt_to_double(c->dtype, (const char *)in[k] + at * es, &x, 1);
-		xi = ldexp(x, -64) * (c->weights ? c->weights[k] : 1);
-		t = s + xi;
-		comp += fabs(s) >= fabs(xi) ? (s - t) + xi : (xi - t) + s;
-		s = t;
+		ckpt_to_double(in_type(c, k), at(c, in, k, i), &x, 1);
+		x = ldexp(x, -64);
+		if (c->weights)
+			x = two_prod(weight_of(c->weights[k]), x, 0, &e);
+		accumulate(&hi, &lo, x, e); /* (a zero result is finite: no -0 here) */
 	}
-	if (comp != 0 && isfinite(s + comp))
-		s += comp;
-	if (!c->weights)
-		s /= (double)c->nin;
-	return ldexp(s, 64);
+	finish(&hi, &lo, 1, d, c->out != CKPT_F64);
+	return ldexp(hi, 64);
 }
 
+CKPT_WIDE_VECTORS /* the exact sums, 4 doubles at a time with AVX2 */
 static size_t combine_block(const ckpt_combine *c, const void *const *in,
                             size_t off, void *out, size_t n)
 {
-	size_t es = ckpt_dtype_size(c->dtype);
-	double sum[BLOCK], x[BLOCK], comp[BLOCK];
-	int compensated = c->dtype == CKPT_F64;
+	double hi[BLOCK], lo[BLOCK], x[BLOCK];
+	int weighted = c->weights != NULL, to_odd = c->out != CKPT_F64;
+	struct divisor d = divisor_of(weighted ? 1 : c->nin);
 
+	memset(hi, 0, n * sizeof *hi);
+	memset(lo, 0, n * sizeof *lo);
 	for (size_t k = 0; k < c->nin; k++) {
-		double w = c->weights ? c->weights[k] : 1;
+		struct weight w = weight_of(weighted ? c->weights[k] : 1);
+		int nar = narrow(in_type(c, k));
 
-		ckpt_to_double(c->dtype, (const char *)in[k] + off * es, k ? x : sum, n);
-		if (k == 0) {
-			if (c->weights)
-				for (size_t i = 0; i < n; i++)
-					sum[i] *= w;
-			if (compensated)
-				memset(comp, 0, n * sizeof *comp);
-		} else if (compensated) {
-			for (size_t i = 0; i < n; i++) { /* Neumaier */
-				double xi = x[i] * w, s = sum[i], t = s + xi;
+		ckpt_to_double(in_type(c, k), at(c, in, k, off), x, n);
+		if (k == 0) { /* not 0 + x: -0 stays -0 */
+			for (size_t i = 0; i < n; i++)
+				hi[i] = weighted ? two_prod(w, x[i], nar, &lo[i]) : x[i];
+		} else if (!weighted) {
+			for (size_t i = 0; i < n; i++)
+				accumulate(&hi[i], &lo[i], x[i], 0);
+		} else if (nar) {
+			for (size_t i = 0; i < n; i++) {
+				double e, p = two_prod(w, x[i], 1, &e);
 
-				comp[i] += fabs(s) >= fabs(xi) ? (s - t) + xi : (xi - t) + s;
-				sum[i] = t;
+				accumulate(&hi[i], &lo[i], p, e);
 			}
-		} else if (c->weights) {
-			for (size_t i = 0; i < n; i++)
-				sum[i] += x[i] * w;
 		} else {
-			for (size_t i = 0; i < n; i++)
-				sum[i] += x[i];
+			for (size_t i = 0; i < n; i++) {
+				double e, p = two_prod(w, x[i], 0, &e);
+
+				accumulate(&hi[i], &lo[i], p, e);
+			}
 		}
 	}
-	if (compensated) /* a zero compensation would turn -0 into +0 */
-		for (size_t i = 0; i < n; i++)
-			if (comp[i] != 0 && isfinite(sum[i] + comp[i]))
-				sum[i] += comp[i];
-	if (!c->weights) {
-		double nin = (double)c->nin;
-
-		for (size_t i = 0; i < n; i++)
-			sum[i] /= nin;
-	}
+	finish(hi, lo, n, d, to_odd);
 	for (size_t i = 0; i < n; i++)
-		if (!isfinite(sum[i]))
-			sum[i] = rescaled(c, in, off + i);
-	return ckpt_from_double(c->out, sum,
-	                        (char *)out + off * ckpt_dtype_size(c->out), n);
+		if (!isfinite(hi[i]))
+			hi[i] = rescaled(c, in, off + i);
+	return ckpt_from_double(c->out, hi, (char *)out + off * ckpt_dtype_size(c->out), n);
 }
 
 size_t ckpt_combine_range(const ckpt_combine *c, const void *const *in, void *out,

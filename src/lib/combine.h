@@ -1,16 +1,19 @@
-/* combine.h - the averaging core: a linear combination of N slabs of one
- * element type, the one implementation behind ckpt-average and the
- * reference model's parameter averaging.
+/* combine.h - the averaging core: a linear combination of N slabs, the one
+ * implementation behind ckpt-average and the reference model's parameter
+ * averaging.
  *
- * Floats accumulate in double, in input order; float64 inputs with
- * compensated (Neumaier) summation.  The mean is the sum divided by N, the
- * same operations as numpy's mean over stacked float64 arrays; weighted
- * combinations are sum(w_i * x_i).  The result is rounded to nearest even
- * into the stored type.  NaN and Inf propagate.
+ * Floats (of one type, or of several float types): the exact mean, or the
+ * exact combination sum(w_i * x_i) with the weights as given, rounded once
+ * to nearest even into the stored type.  The sums are kept as pairs of
+ * doubles (error-free transformations) and the division by N corrected:
+ * the rounding is the correct one unless the exact value lies within about
+ * N 2^-106 sum|w_i x_i| of a halfway point; products w_i x_i beyond 2^996
+ * are plain double arithmetic.  A sum that overflows double is redone
+ * scaled, so a representable result is never Inf.  NaN and Inf propagate.
  *
  * Integers (and bool): the plain mean is exact, a 128-bit sum divided by N
- * and rounded half to even; weighted combinations are computed in double
- * (exact while sums stay below 2^53) and rounded half to even.  Results
+ * and rounded half to even; weighted combinations are computed as floats
+ * are (exact while the values stay below 2^53) and rounded half to even.  Results
  * out of range saturate and are counted. */
 #ifndef CKPT_COMBINE_H
 #define CKPT_COMBINE_H
@@ -23,6 +26,8 @@ typedef struct ckpt_combine {
 	ckpt_dtype dtype, out;  /* of the inputs, of the result */
 	size_t nin;
 	const double *weights;  /* NULL: plain mean */
+	const ckpt_dtype *types; /* each input's float type where they differ;
+	                          * NULL (set by init): all dtype */
 } ckpt_combine;
 
 /* Combine values of type t from nin inputs into type out; weights (nin of

@@ -1,7 +1,9 @@
 /* dtype.c - element types and the one conversion module. */
 #include "dtype.h"
+#include "vec.h"
 #include "err.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -291,40 +293,41 @@ static inline double half_decode(uint32_t h, int ebits, int mbits)
 	uint32_t emax = (1u << ebits) - 1, bias = emax >> 1;
 	uint32_t e = (h >> mbits) & emax, m = h & ((1u << mbits) - 1);
 	uint64_t sign = (uint64_t)(h >> (ebits + mbits) & 1) << 63;
-	/* subnormal (and zero): m units of 2^(1 - bias - mbits) */
+	/* subnormal (and zero): m units of 2^(1 - bias - mbits); m converted
+	 * as a signed 32-bit integer, which vectorises */
 	double unit = double_of((uint64_t)(1023 + 1 - (int)bias - mbits) << 52);
-	uint64_t sub = bits_of((double)m * unit);
+	uint64_t sub = bits_of((double)(int32_t)m * unit);
 	uint64_t exp = e == emax ? 0x7ff : e + 1023 - bias;
 	uint64_t normal = exp << 52 | (uint64_t)m << (52 - mbits); /* Inf, NaN too */
 
 	return double_of(sign | (e == 0 ? sub : normal));
 }
 
+/* Rounding by the hardware: a + C - C, with C = 2^52 times the quantum of
+ * a's binade in the narrow format (its subnormal quantum below), rounds a
+ * to a multiple of the quantum, to nearest even, in one double addition;
+ * the rest is reading the bits off.  No branch, so that it vectorises. */
 static inline uint32_t half_encode(double v, int ebits, int mbits)
 {
-	uint32_t emax = (1u << ebits) - 1;
-	int bias = (int)(emax >> 1);
+	int32_t emax = (1 << ebits) - 1, bias = emax >> 1;
 	uint64_t d = bits_of(v), mant = d & ((1ULL << 52) - 1);
-	uint32_t sign = (uint32_t)(d >> 63) << (ebits + mbits);
-	int biased = (int)(d >> 52 & 0x7ff) - 1023 + bias; /* in the target */
-	int low = biased < 1 ? 1 : biased;                  /* subnormal: as 1 */
-	unsigned sh = (unsigned)(52 - mbits + (low - biased));
-	uint64_t q, half, rest, bits;
+	uint32_t sign = (uint32_t)(d >> 63) << (ebits + mbits), bits, nan;
+	int32_t e = (int32_t)(d >> 52 & 0x7ff) - 1023;
+	int32_t qe = (e < 1 - bias ? 1 - bias : e) - mbits; /* the quantum's exponent */
+	/* (for e beyond the format, C is nonsense, and not used) */
+	double a = fabs(v), c = double_of((uint64_t)(uint32_t)(qe + 52 + 1023) << 52);
+	double r = (a + c) - c, big = double_of((uint64_t)(bias + 1 + 1023) << 52);
+	double subunit = double_of((uint64_t)(bias - 1 + mbits + 1023) << 52);
+	uint32_t normal = (uint32_t)((bits_of(r) >> (52 - mbits)) -
+	                             ((uint64_t)(1023 - bias) << mbits));
+	uint32_t sub = (uint32_t)(int32_t)(r * subunit);
 
-	mant |= (uint64_t)((d >> 52 & 0x7ff) != 0) << 52;
-	sh = sh > 63 ? 63 : sh;
-	q = mant >> sh;
-	half = mant >> (sh - 1) & 1;
-	rest = mant & ((1ULL << (sh - 1)) - 1);
-	q += half & ((rest != 0) | (q & 1)); /* to nearest, ties to even */
-	/* one formula for normal, subnormal, and rounding up a binade */
-	bits = ((uint64_t)(low - 1) << mbits) + q;
-	if (biased >= (int)emax || bits >= (uint64_t)emax << mbits)
-		bits = (uint64_t)emax << mbits; /* overflow: Inf */
-	if ((d >> 52 & 0x7ff) == 0x7ff) /* Inf; NaN keeps its payload, quiet */
-		bits = (uint64_t)emax << mbits |
-		       (mant & ((1ULL << 52) - 1) ? mant >> (52 - mbits) | 1u << (mbits - 1) : 0);
-	return sign | (uint32_t)bits;
+	bits = r < 1 / big * 4 ? sub : normal;     /* below 2^(1 - bias): subnormal */
+	bits = e > bias || r >= big ? (uint32_t)emax << mbits : bits; /* overflow */
+	nan = (uint32_t)emax << mbits | (uint32_t)(mant >> (52 - mbits)) | 1u << (mbits - 1);
+	nan = mant ? nan : (uint32_t)emax << mbits;  /* NaN (quiet, payload kept), Inf */
+	bits = e == 1024 ? nan : bits;
+	return sign | bits;
 }
 
 double ckpt_f16_to_double(uint16_t bits)
@@ -358,6 +361,7 @@ uint16_t ckpt_double_to_bf16(double v)
 
 #define WIDEN_CASE(tag, T) case tag: WIDEN(T); break;
 
+CKPT_WIDE_VECTORS /* the 16-bit decoders vectorise only with AVX2 */
 void ckpt_to_double(ckpt_dtype t, const void *src, double *dst, size_t n)
 {
 	const uint16_t *h = src;
@@ -477,6 +481,7 @@ static size_t narrow_i64(const double *src, int64_t *o, size_t n)
 	return bad;
 }
 
+CKPT_WIDE_VECTORS /* and the 16-bit encoders */
 size_t ckpt_from_double(ckpt_dtype t, const double *src, void *dst, size_t n)
 {
 	size_t bad = 0;
@@ -501,16 +506,17 @@ size_t ckpt_from_double(ckpt_dtype t, const double *src, void *dst, size_t n)
 		}
 		break;
 	}
+	/* (& and fabs, not && and isinf: no branch, so that these vectorise) */
 	case CKPT_F16:
 		for (size_t i = 0; i < n; i++) {
 			h[i] = ckpt_double_to_f16(src[i]);
-			bad += (h[i] & 0x7fff) == 0x7c00 && !isinf(src[i]);
+			bad += ((h[i] & 0x7fff) == 0x7c00) & (fabs(src[i]) <= DBL_MAX);
 		}
 		break;
 	case CKPT_BF16:
 		for (size_t i = 0; i < n; i++) {
 			h[i] = ckpt_double_to_bf16(src[i]);
-			bad += (h[i] & 0x7fff) == 0x7f80 && !isinf(src[i]);
+			bad += ((h[i] & 0x7fff) == 0x7f80) & (fabs(src[i]) <= DBL_MAX);
 		}
 		break;
 	default: break;

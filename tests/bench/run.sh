@@ -112,6 +112,36 @@ set -- $(measure "$B/bin/ckpt-average" -o "$W/avg.out" "$W"/b[0-3].h5)
 row "ckpt-average" "$1" "$2" "$floor" "$py"
 rm -f "$W/zero.out" "$W/py.out" "$W/avg.out"
 
+echo "== 16-bit: four inputs of 64 Mi values each, float32 / float16 / bfloat16"
+for i in 0 1 2 3; do
+	[ -f "$W/w32_$i.h5" ] || "$B/tests/mkbench" $i "$W/w32_$i.h5" --one 0.25
+	for t in f16 bf16; do
+		[ -f "$W/w${t}_$i.h5" ] ||
+			"$B/bin/ckpt-average" -q --dtype $t -o "$W/w${t}_$i.h5" "$W/w32_$i.h5"
+	done
+done
+# each program's f32 time is the reference its 16-bit rows are a ratio to
+for t in 32 f16 bf16; do
+	cat "$W"/w${t}_[0-3].h5 >/dev/null
+	set -- $(measure cat "$W"/w${t}_[0-3].h5); rd=$1
+	row "floor: cat inputs ($t)" "$1" "$2" "$rd"
+	py=
+	if [ -n "$PY" ] && [ $t = f16 ]; then
+		set -- $(measure "$PY" tests/bench/average.py "$W/py.out" "$W"/w${t}_[0-3].h5); py=$1
+		row "h5py + numpy script (float64 sums)" "$1" "$2" "$rd"
+	fi
+	set -- $(measure "$B/bin/ckpt-average" -o "$W/avg.out" "$W"/w${t}_[0-3].h5)
+	[ $t = 32 ] && avg32=$1
+	row "ckpt-average ($t; ratio: to f32)" "$1" "$2" "$avg32" "$py"
+	set -- $(measure "$B/bin/ckpt-read" --stats "$W/w${t}_0.h5")
+	[ $t = 32 ] && st32=$1
+	row "ckpt-read --stats ($t; ratio: to f32)" "$1" "$2" "$st32"
+	set -- $(measure sh -c "'$B/bin/ckpt-diff' -q '$W/w${t}_0.h5' '$W/w${t}_1.h5'; [ \$? -le 1 ]")
+	[ $t = 32 ] && df32=$1
+	row "ckpt-diff -q ($t; ratio: to f32)" "$1" "$2" "$df32"
+done
+rm -f "$W/py.out" "$W/avg.out"
+
 echo "== ckpt-average, one 2 GiB variable in each of 2 inputs (memory)"
 for i in 0 1; do
 	[ -f "$W/huge$i.h5" ] || "$B/tests/mkbench" $i "$W/huge$i.h5" --one 2

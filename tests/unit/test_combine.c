@@ -10,24 +10,38 @@ static void combine(ckpt_dtype t, const void *const *in, size_t nin,
 	ckpt_combine_slabs(&c, in, out, n);
 }
 
-/* float32 mean = float32((x0 + x1 + ... ) / N) with the sum in double:
- * checked against exactly that, on random values. */
-static void float32_mean_exact(void **state)
+/* The exact mean, rounded once: float64 triples where the compensated sum
+ * divided by 3 (two roundings) is one ulp off; the answers are Python's
+ * fractions'. */
+static void float64_mean_rounded_once(void **state)
 {
-	float a[1000], b[1000], c[1000], out[1000];
+	double a[2] = {0x1.a28124398ffcfp+0, -0x1.06e443228d0cdp-2};
+	double b[2] = {0x1.1750b2ae7dfcdp-2, -0x1.f6248477b1ebcp-1};
+	double c[2] = {-0x1.3bbb6d653b45fp+0, -0x1.629f34df4fc70p-3};
+	double out[2];
 	const void *in[3] = {a, b, c};
-	uint64_t x = 12345;
 
 	(void)state;
-	for (int i = 0; i < 1000; i++) {
-		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		a[i] = (float)ldexp((double)(x >> 40), (int)(x % 40) - 40);
-		b[i] = -a[i] / 3;
-		c[i] = (float)i * 1e-3f;
-	}
-	combine(CKPT_F32, in, 3, NULL, out, 1000);
-	for (int i = 0; i < 1000; i++)
-		assert_true(out[i] == (float)(((double)a[i] + b[i] + c[i]) / 3));
+	combine(CKPT_F64, in, 3, NULL, out, 2);
+	assert_true(out[0] == 0x1.cc45095535e5ep-3);
+	assert_true(out[1] == -0x1.e17ef7808842ap-2);
+}
+
+/* Inputs of several float types: the exact mean of their values. */
+static void mixed_float_types(void **state)
+{
+	uint16_t h[1] = {0x3c01};                    /* float16 1 + 2^-10 */
+	float f[1] = {0x1p-30f};
+	double d[1] = {-1}, out[1];
+	const void *in[3] = {h, f, d};
+	const ckpt_dtype types[3] = {CKPT_F16, CKPT_F32, CKPT_F64};
+	ckpt_combine c;
+
+	(void)state;
+	ckpt_combine_init(&c, CKPT_F16, CKPT_F64, 3, NULL);
+	c.types = types;
+	ckpt_combine_slabs(&c, in, out, 1);
+	assert_true(out[0] == (0x1p-10 + 0x1p-30) / 3); /* exact sum, one division */
 }
 
 static void float16_stays_exact(void **state)
@@ -44,7 +58,7 @@ static void float16_stays_exact(void **state)
 	assert_int_equal(out[1], ckpt_double_to_f16(65504)); /* no overflow */
 }
 
-/* float64: compensated sums do not lose the small addend. */
+/* float64: exact sums do not lose the small addend. */
 static void float64_compensated(void **state)
 {
 	double a = 1e16, b = 1, c = -1e16, out;
@@ -96,7 +110,8 @@ static void weights_and_nan(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(float32_mean_exact),
+		cmocka_unit_test(float64_mean_rounded_once),
+		cmocka_unit_test(mixed_float_types),
 		cmocka_unit_test(float16_stays_exact),
 		cmocka_unit_test(float64_compensated),
 		cmocka_unit_test(integers_exact_half_even),
