@@ -26,7 +26,8 @@ CMOCKA_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
 ifeq ($(SANITIZE),1)
 B := build-san
-SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SANFLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all \
+            -fno-omit-frame-pointer
 OPT := -O1 -g
 else
 B := build

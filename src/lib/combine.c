@@ -225,10 +225,10 @@ static inline void finish(double *hi, double *lo, size_t n, struct divisor d, in
 		/* adding a zero would turn -0 into +0 */
 		s = l == 0 ? h : s;
 		e = l == 0 ? 0 : e;
-		/* q + r/n, with r = s + e - q n computed exactly (two_prod; s - p
-		 * is exact, p being close to s) whether or not q = s (1/n) is the
-		 * rounded quotient; r (1/n) only decides the last rounding */
-		q = s * d.inv;
+		/* q + r/n: q the rounded quotient, so r = s + e - q n is exact
+		 * (q n = p + pe by two_prod; s - p is exact, p being close to s);
+		 * r (1/n) only decides the last rounding */
+		q = s / d.n.w;
 		p = two_prod(d.n, q, 0, &pe);
 		r = ((s - p) - pe) + e;
 		t = two_sum(q, r * d.inv, &qe);

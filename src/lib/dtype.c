@@ -320,9 +320,12 @@ static inline uint32_t half_encode(double v, int ebits, int mbits)
 	double subunit = double_of((uint64_t)(bias - 1 + mbits + 1023) << 52);
 	uint32_t normal = (uint32_t)((bits_of(r) >> (52 - mbits)) -
 	                             ((uint64_t)(1023 - bias) << mbits));
-	uint32_t sub = (uint32_t)(int32_t)(r * subunit);
+	int tiny = r < 1 / big * 4;                /* below 2^(1 - bias): subnormal */
+	/* (only a subnormal is converted: NaN or a large value would be
+	 * undefined behaviour, even when not used) */
+	uint32_t sub = (uint32_t)(int32_t)((tiny ? r : 0) * subunit);
 
-	bits = r < 1 / big * 4 ? sub : normal;     /* below 2^(1 - bias): subnormal */
+	bits = tiny ? sub : normal;
 	bits = e > bias || r >= big ? (uint32_t)emax << mbits : bits; /* overflow */
 	nan = (uint32_t)emax << mbits | (uint32_t)(mant >> (52 - mbits)) | 1u << (mbits - 1);
 	nan = mant ? nan : (uint32_t)emax << mbits;  /* NaN (quiet, payload kept), Inf */

@@ -29,6 +29,9 @@ expect_error ckpt-average '-w: 1e-400 is out of the range of a double'
 run ckpt-read "$(printf 'no\nsuch.h5')"
 expect_error ckpt-read 'no\\nsuch.h5: No such file'
 expect_no_file w.h5
-# -o - builds its file in $TMPDIR: a missing one is named as such
-run env TMPDIR="$T/nonexistent" "$REALBIN/ckpt-average" -o - "$FIX/order.h5" "$FIX/order.h5"
-expect_error ckpt-average "\(stdout\): cannot create a temporary file in .*/nonexistent \(TMPDIR\): No such file"
+# -o - builds its file in $TMPDIR: a missing one is named as such (not
+# under valgrind, which needs a TMPDIR of its own)
+if [ -z "${CKPT_VALGRIND:-}" ]; then
+	run env TMPDIR="$T/nonexistent" "$REALBIN/ckpt-average" -o - "$FIX/order.h5" "$FIX/order.h5"
+	expect_error ckpt-average "\(stdout\): cannot create a temporary file in .*/nonexistent \(TMPDIR\): No such file"
+fi
