@@ -1,7 +1,8 @@
-/* vec.h - (internal to libckpt) loops compiled twice where the compiler can
- * choose at run time (GCC on x86-64 Linux, through ifunc): for AVX2, 4
- * doubles at a time, and for any x86-64.  The same operations, so the same
- * bits, either way; elsewhere one portable build. */
+/* vec.h - (internal to libckpt) what the CPU offers, chosen at run time:
+ * loops compiled twice where the compiler can choose (GCC on x86-64 Linux,
+ * through ifunc), for AVX2, 4 doubles at a time, and for any x86-64; the
+ * same operations, so the same bits, either way; elsewhere one portable
+ * build. */
 #ifndef CKPT_VEC_H
 #define CKPT_VEC_H
 
@@ -9,6 +10,16 @@
 #define CKPT_WIDE_VECTORS __attribute__((target_clones("avx2", "default")))
 #else
 #define CKPT_WIDE_VECTORS
+#endif
+
+/* The x86 conversion instructions for float16 (F16C), chosen at run time
+ * where the CPU has them (GCC: clang's __builtin_cpu_supports does not know
+ * them). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define CKPT_HAVE_F16C 1
+#include <immintrin.h>
+#else
+#define CKPT_HAVE_F16C 0
 #endif
 
 #endif
