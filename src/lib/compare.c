@@ -144,20 +144,37 @@ static void add_ssd(ckpt_cmp *c, int e, double ssd)
 	c->dexp = big;
 }
 
-/* Products for cosine and relative L2, over finite pairs, in units of a
- * power of two near the largest magnitude: no overflow near 1e308, nothing
- * lost to underflow near 1e-300. */
+/* Whether plain double sums of squares of values up to maxabs neither
+ * overflow nor lose digits to underflow: then they need no scaling. */
+static int plain_range(double maxabs)
+{
+	return maxabs >= 0x1p-500 && maxabs <= 0x1p500;
+}
+
+/* Products for cosine and relative L2, over finite pairs; outside
+ * plain_range() again in units of a power of two near the largest magnitude
+ * (no overflow near 1e308, nothing lost to underflow near 1e-300). */
 static void products_pass(ckpt_cmp *c, const double *x, const double *y, size_t m)
 {
 	double maxabs = 0, dot = 0, ssa = 0, ssb = 0, s1, s2;
 	int e;
 
-	for (size_t i = 0; i < m; i++)
-		if (isfinite(x[i]) && isfinite(y[i]))
-			maxabs = fmax(maxabs, fmax(fabs(x[i]), fabs(y[i])));
+	for (size_t i = 0; i < m; i++) {
+		if (!isfinite(x[i]) || !isfinite(y[i]))
+			continue;
+		maxabs = fmax(maxabs, fmax(fabs(x[i]), fabs(y[i])));
+		dot += x[i] * y[i];
+		ssa += x[i] * x[i];
+		ssb += y[i] * y[i];
+	}
 	if (maxabs == 0)
 		return;
+	if (plain_range(maxabs)) {
+		add_products(c, 0, dot, ssa, ssb);
+		return;
+	}
 	unit_factors(maxabs, &e, &s1, &s2);
+	dot = ssa = ssb = 0;
 	for (size_t i = 0; i < m; i++) {
 		double p, q;
 
@@ -182,6 +199,7 @@ static void ssd_pass(ckpt_cmp *c, const double *d, size_t m)
 	for (size_t i = 0; i < m; i++) {
 		nan |= d[i] != d[i];
 		maxabs = fmax(maxabs, fabs(d[i]));
+		ssd += d[i] * d[i];
 	}
 	if (nan || isinf(maxabs)) {
 		add_ssd(c, 0, nan ? NAN : INFINITY);
@@ -189,7 +207,12 @@ static void ssd_pass(ckpt_cmp *c, const double *d, size_t m)
 	}
 	if (maxabs == 0)
 		return;
+	if (plain_range(maxabs)) {
+		add_ssd(c, 0, ssd);
+		return;
+	}
 	unit_factors(maxabs, &e, &s1, &s2);
+	ssd = 0;
 	for (size_t i = 0; i < m; i++) {
 		double p = d[i] * s1 * s2;
 

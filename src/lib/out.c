@@ -967,25 +967,13 @@ static hid_t type_like(hid_t sd, hid_t dst)
 /* Create dst_name in dst like variable v of src: shape, attributes and
  * storage as output_dcpl() says, element type dtype (CKPT_OTHER: as the
  * source's); its values are copied when copy is set, else left to come. */
-/* Whether dataset d (variable v) holds bfloat16 the way Keras 3 stores it:
- * 2-byte opaque data marked dtype="bfloat16". */
-static int keras_bfloat16(hid_t d, const ckpt_var *v)
-{
-	hid_t t = v->dtype == CKPT_BF16 ? H5Dget_type(d) : -1;
-	int yes = t >= 0 && H5Tget_class(t) == H5T_OPAQUE;
-
-	if (t >= 0)
-		H5Tclose(t);
-	return yes;
-}
-
 static int create_like(const ckpt_file *src, const ckpt_var *v, hid_t dst,
                        const char *dst_name, const ckpt_copy_spec *computed, int copy)
 {
 	hid_t sd = H5Dopen2(src->fid, v->name, H5P_DEFAULT), dcpl = -1, sp = -1,
 	      t = -1, dd = -1;
 	ckpt_dtype dtype = computed ? computed->dtype : CKPT_OTHER;
-	int rc = -1, foreign = 0, keras = sd >= 0 && keras_bfloat16(sd, v);
+	int rc = -1, foreign = 0, keras = sd >= 0 && ckpt_keras_bfloat16(sd, v->dtype);
 	/* Keras' bfloat16 stays in Keras' form, so that Keras loads the
 	 * result; stored as another type, it loses the mark */
 	int same_type = dtype == CKPT_OTHER || (keras && dtype == CKPT_BF16);

@@ -232,21 +232,25 @@ static int read_in_place(ckpt_slab *s, size_t n)
 	return 0;
 }
 
-hid_t ckpt_values_memtype(hid_t dset, ckpt_dtype t)
+int ckpt_keras_bfloat16(hid_t dset, ckpt_dtype t)
 {
 	hid_t ft = t == CKPT_BF16 ? H5Dget_type(dset) : -1;
+	int yes = ft >= 0 && H5Tget_class(ft) == H5T_OPAQUE;
 
-	if (ft >= 0 && H5Tget_class(ft) == H5T_OPAQUE) {
-		if (!ckpt_host_big_endian())
-			return ft;
-		H5Tclose(ft);
-		ckpt_seterr("bfloat16 stored as opaque bytes (Keras 3) cannot be "
-		            "read on a big-endian host");
-		return -1;
-	}
 	if (ft >= 0)
 		H5Tclose(ft);
-	return ckpt_dtype_memtype(t);
+	return yes;
+}
+
+hid_t ckpt_values_memtype(hid_t dset, ckpt_dtype t)
+{
+	if (!ckpt_keras_bfloat16(dset, t))
+		return ckpt_dtype_memtype(t);
+	if (!ckpt_host_big_endian())
+		return H5Dget_type(dset);
+	ckpt_seterr("bfloat16 stored as opaque bytes (Keras 3) cannot be read on a "
+	            "big-endian host");
+	return -1;
 }
 
 /* Numbers as the toolkit's memory types; anything else in HDF5's native

@@ -90,6 +90,10 @@ int ckpt_slab_follow(ckpt_slab *s, const ckpt_slab *leader);
 /* The region of the slab s read last. */
 void ckpt_slab_region(const ckpt_slab *s, ckpt_region *r);
 
+/* Whether dset holds its values of dtype t as Keras 3 stores bfloat16:
+ * 2-byte opaque data (marked dtype="bfloat16", see file.h). */
+int ckpt_keras_bfloat16(hid_t dset, ckpt_dtype t);
+
 /* The memory type (to be closed) for values of dtype t read from or
  * written to dset: the toolkit's, or, where dset holds bfloat16 as Keras 3
  * stores it (2-byte opaque), dset's own type - the bytes as they are,
