@@ -35,19 +35,27 @@ SANFLAGS :=
 OPT := -O3 -g
 endif
 
+# CPPFLAGS, CFLAGS and LDFLAGS are the user's (Debian's build flags, say):
+# taken as given, after the toolkit's own.
 CFLAGS   ?= $(OPT)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 # No fused multiply-add behind our back: the model is float32 step by step.
 # -fno-trapping-math changes no result (nothing reads the FP exception
 # flags); it lets gcc vectorise loops that select between float values.
-ALL_CFLAGS := -std=c11 -pthread -ffp-contract=off -fno-trapping-math -D_XOPEN_SOURCE=700 \
-              -DH5_USE_110_API $(WARN) $(CFLAGS) $(SANFLAGS) \
-              $(HDF5_CFLAGS) $(ARCHIVE_CFLAGS) $(ZLIB_CFLAGS) -Isrc
+# The programs are compiled without the format libraries' headers on the
+# include path: they see only libckpt's format-neutral API.
+PROG_CFLAGS := -std=c11 -pthread -ffp-contract=off -fno-trapping-math -D_XOPEN_SOURCE=700 \
+               $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) -Isrc
+ALL_CFLAGS  := $(PROG_CFLAGS) -DH5_USE_110_API $(HDF5_CFLAGS) $(ARCHIVE_CFLAGS) $(ZLIB_CFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 LIBS     := $(HDF5_LIBS) $(ARCHIVE_LIBS) $(ZLIB_LIBS) -lm -pthread
 
 LIB_SRC  := $(sort $(wildcard src/lib/*.c))
 LIB_HDR  := $(sort $(wildcard src/lib/*.h))
+# Internal to the library (the HDF5 backend, CPU- and compiler-specific
+# code): never installed, never included by a program.
+LIB_PRIV := $(addprefix src/lib/,h5.h i128.h refs.h temp.h vec.h)
+LIB_PUB  := $(filter-out $(LIB_PRIV),$(LIB_HDR))
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
 PROGS    := $(patsubst src/%.c,%,$(sort $(wildcard src/ckpt-*.c)))
 PROG_BIN := $(PROGS:%=$(B)/bin/%)
@@ -55,23 +63,24 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 TOOLS    := $(B)/tests/mkfixtures $(B)/tests/mkbench
 
-.PHONY: all check demo install uninstall deps bench fuzz clean
+.PHONY: all check demo install uninstall deps bench fuzz clean list-headers
 all: $(B)/libckpt.a $(PROG_BIN)
 
 $(B)/lib/%.o: src/lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(B)/prog.o: src/prog.c src/prog.h $(LIB_HDR)
+$(B)/prog.o: src/prog.c src/prog.h $(LIB_PUB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(PROG_CFLAGS) -c -o $@ $<
 
 $(B)/libckpt.a: $(LIB_OBJ)
+	rm -f $@
 	$(AR) rcs $@ $^
 
-$(B)/bin/%: src/%.c $(B)/prog.o $(B)/libckpt.a src/prog.h $(LIB_HDR)
+$(B)/bin/%: src/%.c $(B)/prog.o $(B)/libckpt.a src/prog.h $(LIB_PUB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/prog.o $(B)/libckpt.a $(ALL_LDFLAGS) $(LIBS)
+	$(CC) $(PROG_CFLAGS) -o $@ $< $(B)/prog.o $(B)/libckpt.a $(ALL_LDFLAGS) $(LIBS)
 
 $(B)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h $(B)/libckpt.a $(LIB_HDR)
 	@mkdir -p $(@D)
@@ -104,7 +113,7 @@ install: all
 	    $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
 	install -m 755 $(PROG_BIN) $(DESTDIR)$(BINDIR)
 	install -m 644 $(B)/libckpt.a $(DESTDIR)$(LIBDIR)
-	install -m 644 $(LIB_HDR) $(DESTDIR)$(INCDIR)/ckpt
+	install -m 644 $(LIB_PUB) $(DESTDIR)$(INCDIR)/ckpt
 	for p in $(wildcard man/man1/*.1); do install -m 644 $$p $(DESTDIR)$(MANDIR)/man1; done
 	for p in $(wildcard man/man5/*.5); do install -m 644 $$p $(DESTDIR)$(MANDIR)/man5; done
 	for p in $(wildcard man/man7/*.7); do install -m 644 $$p $(DESTDIR)$(MANDIR)/man7; done
@@ -116,6 +125,10 @@ install: all
 	for p in $(PROGS); do ln -sf ckpt.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$p.fish; done
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
 	    -e 's|@VERSION@|$(VERSION)|' ckpt.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ckpt.pc
+
+# The headers make install installs (tests/cli/library checks them alone).
+list-headers:
+	@echo $(LIB_PUB)
 
 uninstall:
 	rm -f $(PROGS:%=$(DESTDIR)$(BINDIR)/%) $(DESTDIR)$(LIBDIR)/libckpt.a \

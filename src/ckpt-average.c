@@ -327,7 +327,7 @@ static size_t complete(struct work *w)
 	return bad + w->worker_bad;
 }
 
-static void average_var(struct job *j, hid_t out, const ckpt_var *v0)
+static void average_var(struct job *j, ckpt_out *out, const ckpt_var *v0)
 {
 	ckpt_slab *s = calloc(j->nin, sizeof *s);
 	size_t *which = calloc(j->nin, sizeof *which), m, bad = 0;
@@ -337,14 +337,14 @@ static void average_var(struct job *j, hid_t out, const ckpt_var *v0)
 	ckpt_dtype to = opt.dtype != CKPT_OTHER ? opt.dtype : v0->dtype;
 	struct work w[2] = {{0}};
 	ckpt_combine c;
-	hid_t d, mt;
+	ckpt_outvar *ov;
 	int rc = 0, k = 0;
 
 	if (!s || !which || !wbuf || !types)
 		die("out of memory");
 	m = open_readers(j, v0, s, which, types, &mixed);
-	if ((d = H5Dopen2(out, v0->name, H5P_DEFAULT)) < 0 || (mt = ckpt_values_memtype(d, to)) < 0)
-		die("%s: variable '%s': cannot open in the output", opt.out, v0->name);
+	if (!(ov = ckpt_outvar_open(out, v0->name, to)))
+		die_lib();
 	ckpt_combine_init(&c, v0->dtype, to, m, subset_weights(j, which, m, wbuf));
 	if (mixed)
 		c.types = types;
@@ -373,8 +373,8 @@ static void average_var(struct job *j, hid_t out, const ckpt_var *v0)
 			start(&w[k], s[0].count);
 		}
 		if (w[k ^ 1].pending) {
-			if (ckpt_region_write(&w[k ^ 1].region, d, mt, w[k ^ 1].out) < 0)
-				die("%s: variable '%s': %s", opt.out, v0->name, ckpt_errmsg());
+			if (ckpt_outvar_write(ov, &w[k ^ 1].region, w[k ^ 1].out) < 0)
+				die_lib();
 			w[k ^ 1].pending = 0;
 		}
 		if (rc == 0)
@@ -389,8 +389,7 @@ static void average_var(struct job *j, hid_t out, const ckpt_var *v0)
 		free(w[i].ptrs);
 		free(w[i].out);
 	}
-	H5Tclose(mt);
-	H5Dclose(d);
+	ckpt_outvar_close(ov);
 	free(s);
 	free(which);
 	free(types);
@@ -445,14 +444,14 @@ int main(int argc, char **argv)
 	}
 	if (!(o = ckpt_out_open(opt.out, opt.force, j.in[0])))
 		die_lib();
-	if (ckpt_copy_structure(j.in[0], ckpt_out_fid(o), decide, NULL) < 0) {
+	if (ckpt_copy_structure(j.in[0], o, decide, NULL) < 0) {
 		ckpt_out_abort(o);
 		die_lib();
 	}
 	progress_start(opt.quiet ? -1 : opt.progress, total, "averaging");
 	for (size_t i = 0; i < j.in[0]->nvars; i++)
 		if (averaged(&j.in[0]->vars[i]))
-			average_var(&j, ckpt_out_fid(o), &j.in[0]->vars[i]);
+			average_var(&j, o, &j.in[0]->vars[i]);
 	progress_end();
 	if (ckpt_out_commit(o) < 0)
 		die_lib();

@@ -444,56 +444,53 @@ static ckpt_copy_action decide(const ckpt_var *v, ckpt_copy_spec *spec, void *us
 }
 
 /* Variable b of the output takes the values of the SOURCE's variable. */
-static void fill_var(hid_t fid, const ckpt_var *b, const struct pick *pk, ckpt_file **src)
+static void fill_var(ckpt_out *o, const ckpt_var *b, const struct pick *pk, ckpt_file **src)
 {
 	const ckpt_var *v = pk->v;
 	int convert = v->dtype != b->dtype;
-	hid_t d = H5Dopen2(fid, b->name, H5P_DEFAULT), mt = -1;
+	ckpt_outvar *ov;
 	void *buf = NULL;
 	size_t bad = 0;
 	ckpt_region r;
 	ckpt_slab s;
 	int rc;
 
-	if (d < 0)
-		die("%s: variable '%s': cannot open in the output", opt.out, b->name);
-	if (!convert && (rc = ckpt_copy_ref_values(src[pk->src], v, fid, b->name)) != 0) {
+	if (!convert && (rc = ckpt_copy_ref_values(src[pk->src], v, o, b->name)) != 0) {
 		if (rc < 0)
 			die_lib();
-		H5Dclose(d);
 		return;
 	}
 	if (ckpt_slab_open(&s, src[pk->src], v, CKPT_SLAB_BYTES) < 0)
 		die_lib();
 	/* numbers in the output's memory type: a bfloat16 as Keras stores it
 	 * and one as an HDF5 float are the same bytes in memory */
-	if (b->dtype != CKPT_OTHER && (mt = ckpt_values_memtype(d, b->dtype)) < 0)
-		die("%s: variable '%s': %s", opt.out, b->name, ckpt_errmsg());
+	ov = b->dtype != CKPT_OTHER ? ckpt_outvar_open(o, b->name, b->dtype) :
+	     ckpt_outvar_open_like(o, b->name, &s);
+	if (!ov)
+		die_lib();
 	if (convert && !(buf = malloc(s.cap * ckpt_dtype_size(b->dtype) + 1)))
 		die("out of memory");
 	while ((rc = ckpt_slab_next(&s)) > 0) {
 		ckpt_slab_region(&s, &r);
 		if (convert)
 			bad += ckpt_convert(v->dtype, s.buf, b->dtype, buf, s.count);
-		if (ckpt_region_write(&r, d, mt >= 0 ? mt : s.mtype, convert ? buf : s.buf) < 0)
-			die("%s: variable '%s': %s", opt.out, b->name, ckpt_errmsg());
+		if (ckpt_outvar_write(ov, &r, convert ? buf : s.buf) < 0)
+			die_lib();
 	}
 	if (rc < 0)
 		die_lib();
 	if (!opt.quiet)
 		warn_out_of_range(b->name, bad, b->dtype);
 	ckpt_slab_close(&s);
-	if (mt >= 0)
-		H5Tclose(mt);
+	ckpt_outvar_close(ov);
 	free(buf);
-	H5Dclose(d);
 }
 
-static void add_to_output(hid_t fid, const struct pick *pk, ckpt_file **src)
+static void add_to_output(ckpt_out *o, const struct pick *pk, ckpt_file **src)
 {
-	if (ckpt_out_make_groups(fid, pk->name) < 0)
-		die("%s: %s", opt.out, ckpt_errmsg());
-	if (ckpt_copy_var(src[pk->src], pk->v, fid, pk->name) < 0)
+	if (ckpt_out_make_groups(o, pk->name) < 0)
+		die_lib();
+	if (ckpt_copy_var(src[pk->src], pk->v, o, pk->name) < 0)
 		die("%s (adding it as '%s')", ckpt_errmsg(), pk->name);
 }
 
@@ -542,13 +539,13 @@ static int merge(int argc, char **argv)
 	if (!opt.dry_run) {
 		if (!(o = ckpt_out_open(opt.out, opt.force, p.base)))
 			die_lib();
-		if (ckpt_copy_structure(p.base, ckpt_out_fid(o), decide, &p) < 0)
+		if (ckpt_copy_structure(p.base, o, decide, &p) < 0)
 			die_lib();
 		for (size_t i = 0; i < p.base->nvars; i++)
 			if (p.from[i].v)
-				fill_var(ckpt_out_fid(o), &p.base->vars[i], &p.from[i], p.src);
+				fill_var(o, &p.base->vars[i], &p.from[i], p.src);
 		for (size_t i = 0; i < p.nadded; i++)
-			add_to_output(ckpt_out_fid(o), &p.added[i], p.src);
+			add_to_output(o, &p.added[i], p.src);
 		if (ckpt_out_commit(o) < 0)
 			die_lib();
 	}
@@ -608,9 +605,9 @@ static int split(char **argv)
 			continue;
 		}
 		if (!(o[s] = ckpt_out_open(name, opt.force, in[0])) ||
-		    ckpt_copy_structure(in[0], ckpt_out_fid(o[s]), mine, &j) < 0 ||
+		    ckpt_copy_structure(in[0], o[s], mine, &j) < 0 ||
 		    !(text = ckpt_shard_format(in[0], owner, s, k, opt.by)) ||
-		    ckpt_shard_write_attr(ckpt_out_fid(o[s]), text) < 0)
+		    ckpt_shard_write_attr(o[s], text) < 0)
 			die_lib();
 		free(text);
 	}
@@ -647,7 +644,7 @@ static int join(int argc, char **argv)
 			printf("%s\t%s\n", info[0].names[i], sh[info[0].owner[i]]->name);
 	} else {
 		if (!(o = ckpt_out_open(opt.out, opt.force, sh[0])) ||
-		    ckpt_shard_join(sh, &info[0], ckpt_out_fid(o)) < 0 || ckpt_out_commit(o) < 0)
+		    ckpt_shard_join(sh, &info[0], o) < 0 || ckpt_out_commit(o) < 0)
 			die_lib();
 	}
 	if (!opt.quiet && !opt.dry_run)

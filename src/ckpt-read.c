@@ -98,51 +98,6 @@ static void print_aliases(const ckpt_file *f, const struct row *rows, size_t n)
 		}
 }
 
-static void storage_of(const ckpt_file *f, const ckpt_var *v, char *out, size_t size)
-{
-	hid_t d = H5Dopen2(f->fid, v->name, H5P_DEFAULT), dcpl;
-	size_t len = 0;
-	int nf;
-
-	snprintf(out, size, "?");
-	if (d < 0 || (dcpl = H5Dget_create_plist(d)) < 0) {
-		if (d >= 0)
-			H5Dclose(d);
-		return;
-	}
-	switch (H5Pget_layout(dcpl)) {
-	case H5D_CHUNKED: {
-		hsize_t c[CKPT_MAX_RANK];
-		int r = H5Pget_chunk(dcpl, CKPT_MAX_RANK, c);
-		len = (size_t)snprintf(out, size, "chunked[");
-		for (int i = 0; i < r && len < size; i++)
-			len += (size_t)snprintf(out + len, size - len, "%s%llu",
-			                        i ? "," : "", (unsigned long long)c[i]);
-		if (len < size)
-			len += (size_t)snprintf(out + len, size - len, "]");
-		break;
-	}
-	case H5D_COMPACT: len = (size_t)snprintf(out, size, "compact"); break;
-	default: len = (size_t)snprintf(out, size, "contiguous"); break;
-	}
-	nf = H5Pget_nfilters(dcpl);
-	for (int i = 0; i < nf && len < size; i++) {
-		char name[32] = "";
-		unsigned flags, cd[8];
-		size_t ncd = 8;
-		H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd,
-		                                 sizeof name, name, NULL);
-		len += (size_t)snprintf(out + len, size - len, "%s%s",
-		                        i ? "," : " ",
-		                        id == H5Z_FILTER_DEFLATE ? "gzip" :
-		                        id == H5Z_FILTER_SHUFFLE ? "shuffle" :
-		                        id == H5Z_FILTER_FLETCHER32 ? "fletcher32" :
-		                        *name ? name : "filter");
-	}
-	H5Pclose(dcpl);
-	H5Dclose(d);
-}
-
 /* Text mode: values of the slab, a line per row of the last dimension. */
 static void print_values_text(const ckpt_var *v, const ckpt_slab *s, size_t n)
 {
@@ -406,7 +361,9 @@ static size_t select_rows(const ckpt_file *f, struct row **out)
 		if (!(rows[n].shown = ckpt_flat_escape(name)))
 			die("out of memory");
 		if (opt.verbose)
-			storage_of(f, &f->vars[i], rows[n].storage, sizeof rows[n].storage);
+			if (!ckpt_var_storage(f, &f->vars[i], rows[n].storage,
+			                      sizeof rows[n].storage))
+				snprintf(rows[n].storage, sizeof rows[n].storage, "?");
 		n++;
 	}
 	*out = rows;

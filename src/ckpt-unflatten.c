@@ -219,46 +219,22 @@ static ckpt_copy_action decide(const ckpt_var *v, ckpt_copy_spec *spec, void *us
 	       CKPT_COPY_EMPTY : CKPT_COPY_WHOLE;
 }
 
-/* A new variable as a manifest line describes it. */
-static void create_var(hid_t fid, const ckpt_flat_entry *e)
-{
-	hsize_t dims[CKPT_MAX_RANK];
-	hid_t space, type, d;
-
-	for (int i = 0; i < e->rank; i++)
-		dims[i] = e->dims[i];
-	space = e->rank < 0 ? H5Screate(H5S_NULL) : e->rank == 0 ?
-	        H5Screate(H5S_SCALAR) : H5Screate_simple(e->rank, dims, NULL);
-	type = ckpt_dtype_filetype(e->dtype);
-	if (ckpt_out_make_groups(fid, e->name) < 0)
-		die("%s: %s", opt.out, ckpt_errmsg());
-	d = H5Dcreate2(fid, e->name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	if (d < 0) {
-		ckpt_seterr_h5("%s: variable '%s': cannot create", opt.out, e->name);
-		die_lib();
-	}
-	H5Dclose(d);
-	H5Tclose(type);
-	H5Sclose(space);
-}
-
 /* Fill one variable from FLAT, slab by slab. */
-static size_t fill_var(struct job *j, hid_t fid, const ckpt_flat_entry *e,
+static size_t fill_var(struct job *j, ckpt_out *o, const ckpt_flat_entry *e,
                        void *raw, void *conv)
 {
 	size_t fsize = ckpt_dtype_size(j->dtype), bad = 0, odd = 0;
 	int swap = j->big_endian != ckpt_host_big_endian();
 	ckpt_var v = {.name = e->name, .dtype = e->dtype, .rank = e->rank,
 	              .nelems = e->count};
-	hid_t d = H5Dopen2(fid, e->name, H5P_DEFAULT),
-	      mt = d < 0 ? -1 : ckpt_values_memtype(d, e->dtype);
+	ckpt_outvar *ov = ckpt_outvar_open(o, e->name, e->dtype);
 	ckpt_cursor c;
 	ckpt_region r;
 
-	if (d < 0 || mt < 0)
-		die("%s: variable '%s': cannot open in the output", opt.out, e->name);
+	if (!ov)
+		die_lib();
 	memcpy(v.dims, e->dims, sizeof v.dims);
-	ckpt_cursor_open(&c, d, &v, 8, CKPT_SLAB_BYTES);
+	ckpt_outvar_cursor(ov, &c, &v, 8, CKPT_SLAB_BYTES);
 	while (ckpt_cursor_next(&c, &r)) {
 		int64_t got = ckpt_flat_in_read(j->in, raw, r.n * fsize);
 		const void *vals = raw;
@@ -276,8 +252,8 @@ static size_t fill_var(struct job *j, hid_t fid, const ckpt_flat_entry *e,
 			bad += ckpt_convert(j->dtype, raw, e->dtype, conv, r.n);
 			vals = conv;
 		}
-		if (ckpt_region_write(&r, d, mt, vals) < 0)
-			die("%s: variable '%s': %s", opt.out, e->name, ckpt_errmsg());
+		if (ckpt_outvar_write(ov, &r, vals) < 0)
+			die_lib();
 		progress_add((uint64_t)got);
 	}
 	if (!opt.quiet)
@@ -285,8 +261,7 @@ static size_t fill_var(struct job *j, hid_t fid, const ckpt_flat_entry *e,
 	if (!opt.quiet && odd)
 		warn("variable '%s': %zu bool byte%s neither 0 nor 1: stored as true", e->name,
 		     odd, odd == 1 ? "" : "s");
-	H5Tclose(mt);
-	H5Dclose(d);
+	ckpt_outvar_close(ov);
 	return bad;
 }
 
@@ -309,17 +284,18 @@ int main(int argc, char **argv)
 		wrong_length(&j, size);
 	if (!(o = ckpt_out_open(opt.out, opt.force, j.template)))
 		die_lib();
-	if (j.template && ckpt_copy_structure(j.template, ckpt_out_fid(o), decide,
-	                                      &opt.sel) < 0)
+	if (j.template && ckpt_copy_structure(j.template, o, decide, &opt.sel) < 0)
 		die_lib();
 	for (size_t i = 0; !j.template && i < j.layout.n; i++)
-		create_var(ckpt_out_fid(o), &j.layout.e[i]);
+		if (ckpt_out_create_var(o, j.layout.e[i].name, j.layout.e[i].dtype,
+		                        j.layout.e[i].rank, j.layout.e[i].dims) < 0)
+			die_lib();
 	/* 8 bytes a value: room for any dtype, raw or converted */
 	if (!(raw = malloc(CKPT_SLAB_BYTES)) || !(conv = malloc(CKPT_SLAB_BYTES)))
 		die("out of memory");
 	progress_start(opt.quiet ? -1 : opt.progress, need, "unflattening");
 	for (size_t i = 0; i < j.layout.n; i++)
-		fill_var(&j, ckpt_out_fid(o), &j.layout.e[i], raw, conv);
+		fill_var(&j, o, &j.layout.e[i], raw, conv);
 	progress_end();
 	if (ckpt_flat_in_end(j.in, &extra) < 0)
 		die_lib();

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/ckpt.h"
+#include "lib/h5.h" /* fixtures are made with HDF5 itself */
 
 static void fail(const char *what)
 {

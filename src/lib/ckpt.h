@@ -14,7 +14,7 @@
 #include "select.h"
 #include "fmt.h"
 #include "out.h"
-#include "refs.h"
+#include "sink.h"
 #include "inputs.h"
 #include "compare.h"
 #include "rng.h"

@@ -2,6 +2,7 @@
 #include "combine.h"
 #include "err.h"
 #include "vec.h"
+#include "i128.h"
 
 #include <float.h>
 #include <math.h>

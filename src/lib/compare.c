@@ -1,5 +1,6 @@
 /* compare.c - element-wise comparison with tolerances. */
 #include "compare.h"
+#include "i128.h"
 
 #include <math.h>
 #include <string.h>

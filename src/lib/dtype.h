@@ -6,8 +6,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <hdf5.h>
-
 typedef enum ckpt_dtype {
 	CKPT_OTHER = 0, /* not numeric (strings, compounds, ...): carried along */
 	CKPT_BOOL,      /* h5py's enum {FALSE=0, TRUE=1} on int8 */
@@ -35,26 +33,9 @@ size_t ckpt_dtype_size(ckpt_dtype t);
 int ckpt_dtype_is_float(ckpt_dtype t);
 int ckpt_dtype_is_signed(ckpt_dtype t); /* signed integers only */
 
-/* The toolkit type of an HDF5 file datatype, CKPT_OTHER if none fits. */
-ckpt_dtype ckpt_dtype_of(hid_t h5type);
-
-/* A new HDF5 datatype (close it with H5Tclose) for values of t in memory:
- * native byte order; float16 and bfloat16 as their 16-bit patterns. */
-hid_t ckpt_dtype_memtype(ckpt_dtype t);
-
-/* A new HDF5 datatype for storing t in a file: little-endian, bool as
- * h5py's enum, so that h5py and Keras read what the toolkit writes. */
-hid_t ckpt_dtype_filetype(ckpt_dtype t);
-
 /* Exact widening of n values in memory layout of t to double (int64 and
  * uint64 beyond 2^53 round to nearest, ties to even). */
 void ckpt_to_double(ckpt_dtype t, const void *src, double *dst, size_t n);
-
-/* Integers exactly: n values of integer type t (or bool) as 128-bit
- * numbers, stored in dst, or added to it when add is set; and back, rounded
- * already, when the value is in the type's range (returns 0 if not). */
-void ckpt_to_i128(ckpt_dtype t, const void *src, __int128 *dst, size_t n, int add);
-int ckpt_from_i128(ckpt_dtype t, __int128 v, void *dst, size_t i);
 
 /* Narrowing with round-to-nearest-even; floats overflow to +-Inf, integers
  * saturate.  Returns how many values could not be represented (a finite

@@ -1,5 +1,6 @@
 /* err.c - the one place libckpt keeps failure messages. */
 #include "err.h"
+#include "h5.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -8,8 +8,16 @@
 
 #include <stddef.h>
 
-/* Call once before any other ckpt_ function: switches HDF5's own error
- * printing off, unless the environment has CKPT_DEBUG=1. */
+/* printf-style checking where the compiler offers it; plain C11 elsewhere. */
+#if defined(__GNUC__)
+#define CKPT_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define CKPT_PRINTF(fmt, args)
+#endif
+
+/* Call once before any other ckpt_ function: switches the format
+ * libraries' own error printing off (HDF5's), unless the environment has
+ * CKPT_DEBUG=1. */
 void ckpt_init(void);
 
 /* The message of the last failure in this thread ("" if none). */
@@ -17,13 +25,7 @@ const char *ckpt_errmsg(void);
 
 /* Set the message; always returns -1 so that `return ckpt_seterr(...)` reads
  * naturally. */
-int ckpt_seterr(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
-
-/* As ckpt_seterr(), with ": " and the innermost message of HDF5's error
- * stack appended when there is one. */
-int ckpt_seterr_h5(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
+int ckpt_seterr(const char *fmt, ...) CKPT_PRINTF(1, 2);
 
 /* Set the message from errno: "what: strerror(errno)". */
 int ckpt_seterr_errno(const char *what);
@@ -34,7 +36,7 @@ int ckpt_seterr_errno(const char *what);
  * (the default) they are dropped. */
 typedef void (*ckpt_warn_fn)(const char *msg);
 void ckpt_set_warn(ckpt_warn_fn fn);
-void ckpt_warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ckpt_warnf(const char *fmt, ...) CKPT_PRINTF(1, 2);
 
 /* s with control bytes written as \n, \t, \xHH, so that a message stays
  * one line; at most size-1 bytes.  Async-signal-safe (the SIGBUS handler

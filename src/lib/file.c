@@ -1,6 +1,7 @@
 /* file.c - open a checkpoint, list its variables in the toolkit's order. */
 #include "file.h"
 #include "err.h"
+#include "h5.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -559,7 +560,7 @@ static int cmp_by_name(const void *a, const void *b)
 static int list_variables(ckpt_file *f)
 {
 	struct walk w = {.f = f};
-	hid_t root = H5Gopen2(f->fid, "/", H5P_DEFAULT);
+	hid_t root = H5Gopen2(f->backend->fid, "/", H5P_DEFAULT);
 	int rc;
 
 	if (root < 0)
@@ -582,19 +583,21 @@ static ckpt_file *new_file(const char *name)
 {
 	ckpt_file *f = calloc(1, sizeof *f);
 
-	if (!f || !(f->name = strdup(name))) {
+	if (!f || !(f->name = strdup(name)) || !(f->backend = malloc(sizeof *f->backend))) {
+		if (f)
+			free(f->name);
 		free(f);
 		ckpt_seterr("%s: out of memory", name);
 		return NULL;
 	}
-	f->fid = -1;
+	f->backend->fid = -1;
 	f->fd = -1;
 	return f;
 }
 
 static ckpt_file *finish_open(ckpt_file *f)
 {
-	if (f->fid < 0 || list_variables(f) < 0) {
+	if (f->backend->fid < 0 || list_variables(f) < 0) {
 		ckpt_close(f);
 		return NULL;
 	}
@@ -682,7 +685,7 @@ ckpt_file *ckpt_open_image(const char *name, void *image, size_t size)
 	if (!ckpt_image_is_hdf5(image, size)) {
 		ckpt_seterr("%s: not an HDF5 file", name);
 	} else {
-		f->fid = open_in_place(f);
+		f->backend->fid = open_in_place(f);
 	}
 	return finish_open(f);
 }
@@ -775,11 +778,11 @@ ckpt_file *ckpt_open(const char *path)
 		return NULL;
 	fapl = H5Pcreate(H5P_FILE_ACCESS);
 	H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
-	f->fid = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-	if (f->fid < 0) /* before any other call clears HDF5's error stack */
+	f->backend->fid = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+	if (f->backend->fid < 0) /* before any other call clears HDF5's error stack */
 		open_failed(path);
 	H5Pclose(fapl);
-	if (f->fid >= 0 && (f->fd = open(path, O_RDONLY)) >= 0) {
+	if (f->backend->fid >= 0 && (f->fd = open(path, O_RDONLY)) >= 0) {
 		struct stat st;
 
 		f->size = fstat(f->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
@@ -791,8 +794,9 @@ void ckpt_close(ckpt_file *f)
 {
 	if (!f)
 		return;
-	if (f->fid >= 0)
-		H5Fclose(f->fid);
+	if (f->backend->fid >= 0)
+		H5Fclose(f->backend->fid);
+	free(f->backend);
 	if (f->fd >= 0)
 		close(f->fd);
 	for (size_t i = 0; i < f->nvars; i++)
@@ -864,4 +868,53 @@ int ckpt_same_shape(const ckpt_var *a, const ckpt_var *b)
 		if (a->dims[i] != b->dims[i])
 			return 0;
 	return 1;
+}
+
+/* ---- describing storage ------------------------------------------------ */
+
+char *ckpt_var_storage(const ckpt_file *f, const ckpt_var *v, char *out, size_t size)
+{
+	hid_t d = H5Dopen2(f->backend->fid, v->name, H5P_DEFAULT), dcpl;
+	size_t len = 0;
+	int nf;
+
+	if (d < 0 || (dcpl = H5Dget_create_plist(d)) < 0) {
+		ckpt_seterr_h5("%s: variable '%s': cannot read its storage properties",
+		               f->name, v->name);
+		if (d >= 0)
+			H5Dclose(d);
+		return NULL;
+	}
+	switch (H5Pget_layout(dcpl)) {
+	case H5D_CHUNKED: {
+		hsize_t c[CKPT_MAX_RANK];
+		int r = H5Pget_chunk(dcpl, CKPT_MAX_RANK, c);
+		len = (size_t)snprintf(out, size, "chunked[");
+		for (int i = 0; i < r && len < size; i++)
+			len += (size_t)snprintf(out + len, size - len, "%s%llu",
+			                        i ? "," : "", (unsigned long long)c[i]);
+		if (len < size)
+			len += (size_t)snprintf(out + len, size - len, "]");
+		break;
+	}
+	case H5D_COMPACT: len = (size_t)snprintf(out, size, "compact"); break;
+	default: len = (size_t)snprintf(out, size, "contiguous"); break;
+	}
+	nf = H5Pget_nfilters(dcpl);
+	for (int i = 0; i < nf && len < size; i++) {
+		char name[32] = "";
+		unsigned flags, cd[8];
+		size_t ncd = 8;
+		H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd,
+		                                 sizeof name, name, NULL);
+		len += (size_t)snprintf(out + len, size - len, "%s%s",
+		                        i ? "," : " ",
+		                        id == H5Z_FILTER_DEFLATE ? "gzip" :
+		                        id == H5Z_FILTER_SHUFFLE ? "shuffle" :
+		                        id == H5Z_FILTER_FLETCHER32 ? "fletcher32" :
+		                        *name ? name : "filter");
+	}
+	H5Pclose(dcpl);
+	H5Dclose(d);
+	return out;
 }

@@ -1,6 +1,7 @@
 /* file.h - opening a checkpoint and listing its variables.
  *
- * A checkpoint is an HDF5 file; every dataset at any depth is a variable,
+ * A checkpoint is an HDF5 file (the first format; the format backends
+ * stay behind these headers); every dataset at any depth is a variable,
  * named by its path without the leading '/'.  Variables are listed depth
  * first, each group in creation order where the file tracks it and in name
  * order otherwise (what h5ls -r shows).  Soft and external links are not
@@ -12,8 +13,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-#include <hdf5.h>
 
 #include "dtype.h"
 
@@ -53,7 +52,7 @@ typedef struct ckpt_obj {
 
 typedef struct ckpt_file {
 	char *name;         /* as given, "(stdin)" for "-": used in messages */
-	hid_t fid;
+	struct ckpt_backend *backend; /* the format's open file (opaque) */
 	void *image;        /* the file's bytes when opened from memory */
 	size_t image_size;
 	int fd;             /* opened from a path: for reading in place (slab.h) */
@@ -83,6 +82,11 @@ uint64_t ckpt_total_params(const ckpt_file *f);
 
 /* "[3,4]", "[]" for a scalar, "null" for a null dataspace. */
 char *ckpt_shape_str(const ckpt_var *v, char *buf, size_t size);
+
+/* How variable v of f is stored, in words for people: "contiguous",
+ * "compact", "chunked [64,64] gzip(4) shuffle", ...; into buf (size bytes),
+ * which is returned; NULL with a message when f cannot tell. */
+char *ckpt_var_storage(const ckpt_file *f, const ckpt_var *v, char *buf, size_t size);
 
 /* Whether a and b have the same rank and dimensions. */
 int ckpt_same_shape(const ckpt_var *a, const ckpt_var *b);

@@ -6,6 +6,7 @@
 #include "out.h"
 #include "rng.h"
 #include "slab.h"
+#include "h5.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -305,9 +306,9 @@ static uint64_t read_iterations(const ckpt_file *f)
 	long long it = 0;
 	hid_t a;
 
-	if (H5Aexists(f->fid, "iterations") <= 0)
+	if (H5Aexists(ckpt_h5_fid(f), "iterations") <= 0)
 		return 0;
-	if ((a = H5Aopen(f->fid, "iterations", H5P_DEFAULT)) < 0)
+	if ((a = H5Aopen(ckpt_h5_fid(f), "iterations", H5P_DEFAULT)) < 0)
 		return 0;
 	if (H5Aread(a, H5T_NATIVE_LLONG, &it) < 0 || it < 0)
 		it = 0;
@@ -422,13 +423,13 @@ int ckpt_linear_save(const ckpt_linear *m, const char *target, int force,
 	H5Tset_size(str, H5T_VARIABLE);
 	if (!o || !wn || !bn)
 		goto out;
-	rc = write_var(ckpt_out_fid(o), wn, scalar ? 1 : 2, scalar ? &one : wd, m->w);
-	rc = rc ? rc : write_var(ckpt_out_fid(o), bn, 1, &bd, m->b);
-	rc = rc ? rc : write_attr(ckpt_out_fid(o), "iterations", H5T_NATIVE_LLONG,
+	rc = write_var(ckpt_h5_out_fid(o), wn, scalar ? 1 : 2, scalar ? &one : wd, m->w);
+	rc = rc ? rc : write_var(ckpt_h5_out_fid(o), bn, 1, &bd, m->b);
+	rc = rc ? rc : write_attr(ckpt_h5_out_fid(o), "iterations", H5T_NATIVE_LLONG,
 	                          H5T_STD_I64LE, &it);
-	rc = rc ? rc : write_attr(ckpt_out_fid(o), "loss", H5T_NATIVE_DOUBLE,
+	rc = rc ? rc : write_attr(ckpt_h5_out_fid(o), "loss", H5T_NATIVE_DOUBLE,
 	                          H5T_IEEE_F64LE, &loss);
-	rc = rc ? rc : write_attr(ckpt_out_fid(o), "options", str, str, &options);
+	rc = rc ? rc : write_attr(ckpt_h5_out_fid(o), "options", str, str, &options);
 	if (rc == 0) {
 		rc = ckpt_out_commit(o);
 		o = NULL;

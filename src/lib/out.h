@@ -1,36 +1,28 @@
-/* out.h - writing a checkpoint safely, and copying another's structure.
+/* out.h - writing a checkpoint: an output created like a base checkpoint
+ * (its structure copied), variables created and written region by region,
+ * and the whole committed atomically (as sink.h describes: a temporary
+ * beside the target, moved into place when complete; "-" goes to standard
+ * output, never a terminal, through a temporary file so that memory stays
+ * bounded).
  *
- * The output is written to a temporary file beside the target and moved
- * into place only when complete; on error, on exit before the commit, or on
- * a signal that terminates (SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT,
- * SIGUSR1/2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ - those still at
- * their default action: ignored ones and the caller's own handlers stay),
- * the temporary is removed and the target left untouched.  An existing
- * target is replaced only when asked (force), and atomically: never a
- * mixture of two writers.  "-" writes to standard output (never a
- * terminal), through a temporary file so that memory stays bounded. */
+ * The output's format is the base's (HDF5 today); the program never sees
+ * it. */
 #ifndef CKPT_OUT_H
 #define CKPT_OUT_H
 
 #include <stddef.h>
-
-#include <hdf5.h>
+#include <stdint.h>
 
 #include "file.h"
+#include "sink.h"
+#include "slab.h"
 
 typedef struct ckpt_out ckpt_out;
 
-/* Start writing target.  like, when not NULL, gives the file creation
- * properties (the root group's creation-order tracking, ...); a file made
- * without one tracks creation order. */
+/* Start writing target.  like, when not NULL, gives the file's properties
+ * (the root group's creation-order tracking, user block, ...); a file made
+ * without one lists its variables in the order they are made. */
 ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like);
-
-/* The HDF5 file being written. */
-hid_t ckpt_out_fid(const ckpt_out *o);
-
-/* Create the groups above path that do not exist yet, in order, each
- * listing its members in the order they are made. */
-int ckpt_out_make_groups(hid_t fid, const char *path);
 
 /* Close the file and move it into place (or copy it to standard output).
  * Frees o; on failure the target is untouched. */
@@ -39,27 +31,42 @@ int ckpt_out_commit(ckpt_out *o);
 /* Close and remove the temporary; frees o.  NULL is allowed. */
 void ckpt_out_abort(ckpt_out *o);
 
-/* Remove every temporary not yet committed (async-signal-safe).  Runs at
- * exit; a program that stops at once with _exit() calls it first. */
-void ckpt_out_cleanup(void);
+/* ---- variables ------------------------------------------------------------ */
 
-/* Any other file (flat vectors, manifests, bundles) is written the same
- * way, except that "-" writes straight to standard output: a stream needs
- * no temporary.  binary, when not NULL, names what is written, and
- * standard output is then refused when it is a terminal. */
-typedef struct ckpt_sink ckpt_sink;
+/* Create the groups above path that do not exist yet, in order, each
+ * listing its members in the order they are made. */
+int ckpt_out_make_groups(ckpt_out *o, const char *path);
 
-ckpt_sink *ckpt_sink_open(const char *target, int force, const char *binary);
-int ckpt_sink_fd(const ckpt_sink *s);
-const char *ckpt_sink_name(const ckpt_sink *s); /* target, or "(stdout)" */
-int ckpt_sink_write(ckpt_sink *s, const void *buf, size_t n);
-/* Close and move into place; frees s.  On failure the target is untouched. */
-int ckpt_sink_commit(ckpt_sink *s);
-/* Remove the temporary; frees s.  NULL is allowed. */
-void ckpt_sink_abort(ckpt_sink *s);
+/* A new variable: name (groups above it made as needed), element type t
+ * stored as h5py and Keras read it, rank dimensions (rank 0 a scalar, -1 a
+ * null dataspace), contiguous storage; values to be written. */
+int ckpt_out_create_var(ckpt_out *o, const char *name, ckpt_dtype t, int rank,
+                        const uint64_t *dims);
 
-/* Copy attributes of src_obj onto dst_obj (both open objects). */
-int ckpt_copy_attrs(hid_t src_obj, hid_t dst_obj, const char *what);
+/* A variable of the output open for writing its values. */
+typedef struct ckpt_outvar ckpt_outvar;
+
+/* Open the output's variable name (as created) for values of dtype t in
+ * memory; a bfloat16 the output stores as Keras 3 does takes the same
+ * 16-bit patterns.  NULL with a message naming the output and variable. */
+ckpt_outvar *ckpt_outvar_open(ckpt_out *o, const char *name, ckpt_dtype t);
+
+/* The same, for values as the reader s holds them (any type, numeric or
+ * not: strings, compounds, ... of the same kind as the variable's). */
+ckpt_outvar *ckpt_outvar_open_like(ckpt_out *o, const char *name, const ckpt_slab *s);
+
+/* The regions to write the variable in (its shape is v's): slabs of at most
+ * max_bytes at elsize bytes a value, whole chunks of its storage at a time. */
+void ckpt_outvar_cursor(const ckpt_outvar *w, ckpt_cursor *c, const ckpt_var *v,
+                        size_t elsize, size_t max_bytes);
+
+/* Write r->n values from buf into region r. */
+int ckpt_outvar_write(ckpt_outvar *w, const ckpt_region *r, const void *buf);
+
+/* Finish writing; frees w.  NULL is allowed. */
+void ckpt_outvar_close(ckpt_outvar *w);
+
+/* ---- copying from a checkpoint ------------------------------------------ */
 
 /* What to do with a variable when copying a checkpoint's structure. */
 typedef enum {
@@ -86,23 +93,23 @@ typedef ckpt_copy_action (*ckpt_copy_fn)(const ckpt_var *v, ckpt_copy_spec *spec
  * stored in external files or as a virtual dataset is written into the
  * output with its values (contiguous storage). */
 
-/* Copy variable v of src whole into dst under the name dst_name (groups
- * above it must exist). */
-int ckpt_copy_var(const ckpt_file *src, const ckpt_var *v, hid_t dst,
-                  const char *dst_name);
-
-/* Recreate src's structure in dst, in src's order: root attributes, groups
- * (empty ones too) with their properties and attributes, soft links, and
- * each variable as decide() says.  Datasets created empty have the source
- * dataset's name, and are filled by the caller afterwards. */
-int ckpt_copy_structure(const ckpt_file *src, hid_t dst, ckpt_copy_fn decide,
+/* Recreate src's structure in o, in src's order: root attributes, groups
+ * (empty ones too) with their properties and attributes, links, and each
+ * variable as decide() says.  Variables created empty have the source
+ * variable's name, and are filled by the caller afterwards. */
+int ckpt_copy_structure(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide,
                         void *user);
 
-/* The two steps of ckpt_copy_structure(), for copies that take objects
- * from several files: the root group's attributes, and one object of
- * src's walk (a group empty, with its properties and attributes). */
-int ckpt_copy_root_attrs(const ckpt_file *src, hid_t dst);
-int ckpt_copy_obj(const ckpt_file *src, const ckpt_obj *o, hid_t dst,
-                  ckpt_copy_fn decide, void *user);
+/* Copy variable v of src whole into o under the name dst_name (groups
+ * above it must exist). */
+int ckpt_copy_var(const ckpt_file *src, const ckpt_var *v, ckpt_out *o,
+                  const char *dst_name);
+
+/* When variable v of src holds references (to objects or regions): its
+ * values written into the output's variable dst_name (same shape),
+ * re-pointed to the output's objects of the same paths, and 1; otherwise
+ * 0, nothing done.  -1 on error. */
+int ckpt_copy_ref_values(const ckpt_file *src, const ckpt_var *v, ckpt_out *o,
+                         const char *dst_name);
 
 #endif

@@ -292,7 +292,7 @@ static int repoint_object(const ckpt_file *src, const char *path, int dataset,
 		H5Eclear2(H5E_DEFAULT);
 		return 0; /* left out of this output */
 	}
-	if ((so = H5Oopen(src->fid, p, H5P_DEFAULT)) < 0 ||
+	if ((so = H5Oopen(ckpt_h5_fid(src), p, H5P_DEFAULT)) < 0 ||
 	    H5Oget_info2(so, &oi, H5O_INFO_NUM_ATTRS) < 0 ||
 	    (d = H5Oopen(v->dst, p, H5P_DEFAULT)) < 0)
 		rc = ckpt_seterr_h5("%s: '%s': cannot open", src->name, p);
@@ -316,16 +316,17 @@ static int repoint_object(const ckpt_file *src, const char *path, int dataset,
 	return rc;
 }
 
-int ckpt_copy_ref_values(const ckpt_file *src, const ckpt_var *v, hid_t dst,
+int ckpt_copy_ref_values(const ckpt_file *src, const ckpt_var *v, ckpt_out *o,
                          const char *dst_name)
 {
-	struct visit vis = {repoint_leaf, src->fid, -1, dst, 0};
+	hid_t dst = ckpt_h5_out_fid(o);
+	struct visit vis = {repoint_leaf, ckpt_h5_fid(src), -1, dst, 0};
 	hid_t so = -1, d = -1, t = -1, sp = -1;
 	int rc = 0;
 
 	if (v->dtype != CKPT_OTHER)
 		return 0;
-	if ((so = H5Dopen2(src->fid, v->name, H5P_DEFAULT)) < 0 || (t = H5Dget_type(so)) < 0)
+	if ((so = H5Dopen2(ckpt_h5_fid(src), v->name, H5P_DEFAULT)) < 0 || (t = H5Dget_type(so)) < 0)
 		rc = ckpt_seterr_h5("%s: variable '%s': cannot open", src->name, v->name);
 	else if (H5Tdetect_class(t, H5T_REFERENCE) > 0) {
 		if ((sp = H5Dget_space(so)) < 0 || (d = H5Dopen2(dst, dst_name, H5P_DEFAULT)) < 0 ||
@@ -347,9 +348,9 @@ int ckpt_copy_ref_values(const ckpt_file *src, const ckpt_var *v, hid_t dst,
 	return rc;
 }
 
-int ckpt_copy_refs(const ckpt_file *src, hid_t dst)
+int ckpt_h5_copy_refs(const ckpt_file *src, hid_t dst)
 {
-	struct visit v = {repoint_leaf, src->fid, -1, dst, 0};
+	struct visit v = {repoint_leaf, ckpt_h5_fid(src), -1, dst, 0};
 	int rc = repoint_object(src, "", 0, &v);
 
 	/* only what can hold references is looked up (by path, which costs

@@ -1,4 +1,4 @@
-/* refs.h - values whose bytes are not their meaning: references (to an
+/* refs.h - (internal to libckpt) values whose bytes are not their meaning: references (to an
  * object, or to a region of a dataset) and variable-length data, at any
  * depth of a compound or array type.
  *
@@ -12,21 +12,15 @@
 
 #include <stddef.h>
 
-#include <hdf5.h>
-
-#include "file.h"
+#include "h5.h"
 
 /* After src's structure was copied into dst: every reference held by a
  * dataset or an attribute of src, written again in dst's counterpart,
  * pointing to the object of the same path in dst.  A reference whose
  * object dst lacks becomes null, with a warning (ckpt_warnf). */
-int ckpt_copy_refs(const ckpt_file *src, hid_t dst);
+int ckpt_h5_copy_refs(const ckpt_file *src, hid_t dst);
 
-/* When variable v of src holds references: its values written into the
- * dataset dst_name of dst (same shape), re-pointed to dst, and 1;
- * otherwise 0, nothing done.  -1 on error. */
-int ckpt_copy_ref_values(const ckpt_file *src, const ckpt_var *v, hid_t dst,
-                         const char *dst_name);
+/* ckpt_copy_ref_values() is in out.h. */
 
 /* Whether n values of memory type type hold the same: a's references
  * resolved in file fa, b's in fb; variable-length data by value.  1 yes,

@@ -5,6 +5,7 @@
 #include "flat.h"
 #include "fmt.h"
 #include "out.h"
+#include "h5.h"
 
 #include <inttypes.h>
 #include <stdint.h>
@@ -92,8 +93,9 @@ oom:
 	return NULL;
 }
 
-int ckpt_shard_write_attr(hid_t fid, const char *text)
+int ckpt_shard_write_attr(ckpt_out *o, const char *text)
 {
+	hid_t fid = ckpt_h5_out_fid(o);
 	hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR), a = -1;
 	int rc = -1;
 
@@ -121,12 +123,12 @@ static char *read_text_attr(const ckpt_file *f)
 	hid_t a = -1, t = -1, mt = -1, sp = -1;
 	char *text = NULL, *copy = NULL;
 
-	if (H5Aexists_by_name(f->fid, "/", CKPT_SHARD_ATTR, H5P_DEFAULT) <= 0) {
+	if (H5Aexists_by_name(ckpt_h5_fid(f), "/", CKPT_SHARD_ATTR, H5P_DEFAULT) <= 0) {
 		ckpt_seterr("%s: not a shard (no %s attribute; shards are made by "
 		            "ckpt-merge --split)", f->name, CKPT_SHARD_ATTR);
 		return NULL;
 	}
-	a = H5Aopen_by_name(f->fid, "/", CKPT_SHARD_ATTR, H5P_DEFAULT, H5P_DEFAULT);
+	a = H5Aopen_by_name(ckpt_h5_fid(f), "/", CKPT_SHARD_ATTR, H5P_DEFAULT, H5P_DEFAULT);
 	if (a >= 0 && (t = H5Aget_type(a)) >= 0 && (sp = H5Aget_space(a)) >= 0 &&
 	    H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0 &&
 	    H5Sget_simple_extent_npoints(sp) == 1 && (mt = H5Tcopy(t)) >= 0 &&
@@ -345,8 +347,8 @@ static int copy_common(ckpt_file **shards, size_t k, size_t *cur, hid_t dst)
 		while (cur[s] < shards[s]->nobjs &&
 		       shards[s]->objs[cur[s]].kind == CKPT_OBJ_HARDLINK &&
 		       shards[s]->objs[cur[s]].target_var >= 0)
-			if (ckpt_copy_obj(shards[s], &shards[s]->objs[cur[s]++], dst,
-			                  copy_whole, NULL) < 0)
+			if (ckpt_h5_copy_obj(shards[s], &shards[s]->objs[cur[s]++], dst,
+			                     copy_whole, NULL) < 0)
 				return -1;
 	o = cur[0] < shards[0]->nobjs ? &shards[0]->objs[cur[0]] : NULL;
 	if (!o && cur[0] == shards[0]->nobjs)
@@ -358,7 +360,7 @@ static int copy_common(ckpt_file **shards, size_t k, size_t *cur, hid_t dst)
 			                   "differ)", shards[0]->name, shards[s]->name);
 	for (size_t s = 0; s < k; s++)
 		cur[s]++;
-	return ckpt_copy_obj(shards[0], o, dst, copy_whole, NULL);
+	return ckpt_h5_copy_obj(shards[0], o, dst, copy_whole, NULL);
 }
 
 static int at_var(const ckpt_file *f, size_t cur, const char *name)
@@ -368,11 +370,12 @@ static int at_var(const ckpt_file *f, size_t cur, const char *name)
 	return o && o->kind == CKPT_OBJ_VAR && strcmp(f->vars[o->var].name, name) == 0;
 }
 
-int ckpt_shard_join(ckpt_file **shards, const ckpt_shard_info *info, hid_t dst)
+int ckpt_shard_join(ckpt_file **shards, const ckpt_shard_info *info, ckpt_out *out)
 {
+	hid_t dst = ckpt_h5_out_fid(out);
 	size_t k = info->count, *cur = calloc(k, sizeof *cur), left;
 	hid_t root;
-	int rc = ckpt_copy_root_attrs(shards[0], dst);
+	int rc = ckpt_h5_copy_root_attrs(shards[0], dst);
 
 	if (!cur)
 		return ckpt_seterr("out of memory");
@@ -390,7 +393,7 @@ int ckpt_shard_join(ckpt_file **shards, const ckpt_shard_info *info, hid_t dst)
 		while (rc == 0 && !at_var(f, *c, info->names[i]))
 			rc = copy_common(shards, k, cur, dst);
 		if (rc == 0)
-			rc = ckpt_copy_obj(f, &f->objs[(*c)++], dst, copy_whole, NULL);
+			rc = ckpt_h5_copy_obj(f, &f->objs[(*c)++], dst, copy_whole, NULL);
 	}
 	for (left = shards[0]->nobjs - cur[0]; rc == 0 && left > 0; left--)
 		rc = copy_common(shards, k, cur, dst);
@@ -399,7 +402,7 @@ int ckpt_shard_join(ckpt_file **shards, const ckpt_shard_info *info, hid_t dst)
 			rc = ckpt_seterr("%s and %s do not fit together (their groups differ)",
 			                 shards[0]->name, shards[s]->name);
 	for (size_t s = 0; s < k && rc == 0; s++)
-		rc = ckpt_copy_refs(shards[s], dst);
+		rc = ckpt_h5_copy_refs(shards[s], dst);
 	free(cur);
 	return rc;
 }

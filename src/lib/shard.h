@@ -15,9 +15,8 @@
 
 #include <stddef.h>
 
-#include <hdf5.h>
-
 #include "file.h"
+#include "out.h"
 
 #define CKPT_SHARD_ATTR "ckpt_shard"
 
@@ -33,8 +32,8 @@ int ckpt_shard_assign(const ckpt_file *f, size_t k, ckpt_shard_by by, size_t *ow
 char *ckpt_shard_format(const ckpt_file *f, const size_t *owner, size_t index,
                         size_t k, ckpt_shard_by by);
 
-/* Write text as the root attribute of the file fid. */
-int ckpt_shard_write_attr(hid_t fid, const char *text);
+/* Write text as the shard attribute of the output's root. */
+int ckpt_shard_write_attr(ckpt_out *o, const char *text);
 
 typedef struct ckpt_shard_info {
 	size_t index, count;
@@ -60,6 +59,6 @@ int ckpt_shard_check(ckpt_file **shards, ckpt_shard_info *info, size_t n);
 /* Write the checkpoint the shards (in index order) were split from into
  * dst: root attributes but the shard's own, groups and variables in the
  * original order. */
-int ckpt_shard_join(ckpt_file **shards, const ckpt_shard_info *info, hid_t dst);
+int ckpt_shard_join(ckpt_file **shards, const ckpt_shard_info *info, ckpt_out *dst);
 
 #endif

@@ -2,6 +2,7 @@
 #include "slab.h"
 #include "err.h"
 #include "refs.h"
+#include "h5.h"
 
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -137,14 +138,14 @@ static void check_in_place(ckpt_slab *s, hid_t dcpl)
 	    H5Pget_layout(dcpl) != H5D_CONTIGUOUS || H5Pget_nfilters(dcpl) != 0 ||
 	    H5Pget_external_count(dcpl) != 0)
 		return;
-	if ((addr = H5Dget_offset(s->dset)) == HADDR_UNDEF ||
+	if ((addr = H5Dget_offset(s->backend->dset)) == HADDR_UNDEF ||
 	    addr % ckpt_dtype_size(s->var->dtype) != 0 ||
-	    H5Dget_storage_size(s->dset) != s->var->nbytes ||
+	    H5Dget_storage_size(s->backend->dset) != s->var->nbytes ||
 	    addr > f->size || s->var->nbytes > f->size - addr)
 		return;
-	if ((ft = H5Dget_type(s->dset)) < 0)
+	if ((ft = H5Dget_type(s->backend->dset)) < 0)
 		return;
-	same = H5Tequal(ft, s->mtype) > 0;
+	same = H5Tequal(ft, s->backend->mtype) > 0;
 	H5Tclose(ft);
 	if (same) {
 		s->in_place = 1;
@@ -307,8 +308,8 @@ static const uint64_t *chunk_of(hid_t dset, int rank, uint64_t *chunk)
 	return chunked ? chunk : NULL;
 }
 
-int ckpt_cursor_open(ckpt_cursor *c, hid_t dset, const ckpt_var *v, size_t elsize,
-                     size_t max_bytes)
+int ckpt_h5_cursor_open(ckpt_cursor *c, hid_t dset, const ckpt_var *v, size_t elsize,
+                        size_t max_bytes)
 {
 	uint64_t chunk[CKPT_MAX_RANK];
 
@@ -367,7 +368,7 @@ int ckpt_cursor_next(ckpt_cursor *c, ckpt_region *r)
 
 static int claims_too_much(const ckpt_slab *s)
 {
-	uint64_t stored = H5Dget_storage_size(s->dset), n = s->var->nbytes;
+	uint64_t stored = H5Dget_storage_size(s->backend->dset), n = s->var->nbytes;
 
 	if (n < CLAIM_MIN || (stored && n / stored <= CLAIM_RATIO))
 		return 0;
@@ -388,32 +389,34 @@ int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
 	memset(s, 0, sizeof *s);
 	s->file = f;
 	s->var = v;
-	s->dset = s->fspace = s->mtype = -1;
 	if (v->nelems == 0) {
 		s->at.done = 1;
 		return 0;
 	}
+	if (!(s->backend = malloc(sizeof *s->backend)))
+		return ckpt_seterr("%s: variable '%s': out of memory", f->name, v->name);
+	s->backend->dset = s->backend->fspace = s->backend->mtype = -1;
 	dapl = H5Pcreate(H5P_DATASET_ACCESS);
 	/* A chunk cache that holds a slab's worth of chunks. */
 	H5Pset_chunk_cache(dapl, 1021, max_bytes + (1u << 20), 1.0);
-	s->dset = H5Dopen2(f->fid, v->name, dapl);
+	s->backend->dset = H5Dopen2(ckpt_h5_fid(f), v->name, dapl);
 	H5Pclose(dapl);
-	if (s->dset < 0 || (s->fspace = H5Dget_space(s->dset)) < 0 ||
-	    (s->mtype = memtype_of(s->dset, v->dtype)) < 0) {
+	if (s->backend->dset < 0 || (s->backend->fspace = H5Dget_space(s->backend->dset)) < 0 ||
+	    (s->backend->mtype = memtype_of(s->backend->dset, v->dtype)) < 0) {
 		ckpt_seterr_h5("%s: variable '%s': cannot open", f->name, v->name);
 		ckpt_slab_close(s);
 		return -1;
 	}
-	s->elsize = H5Tget_size(s->mtype);
+	s->elsize = H5Tget_size(s->backend->mtype);
 	if (claims_too_much(s) < 0) {
 		ckpt_slab_close(s);
 		return -1;
 	}
-	if ((dcpl = H5Dget_create_plist(s->dset)) >= 0) {
+	if ((dcpl = H5Dget_create_plist(s->backend->dset)) >= 0) {
 		check_in_place(s, dcpl);
 		H5Pclose(dcpl);
 	}
-	ckpt_cursor_open(&s->at, s->dset, v, s->elsize, max_bytes);
+	ckpt_h5_cursor_open(&s->at, s->backend->dset, v, s->elsize, max_bytes);
 	return alloc_buf(s);
 }
 
@@ -433,12 +436,12 @@ static void release_vlen(ckpt_slab *s, int which)
 	hid_t ms;
 
 	/* variable-length strings are class STRING, not VLEN, for HDF5 */
-	if (!s->mem[which] || !n || s->var->dtype != CKPT_OTHER ||
-	    (H5Tdetect_class(s->mtype, H5T_VLEN) <= 0 &&
-	     H5Tdetect_class(s->mtype, H5T_STRING) <= 0))
+	if (!s->mem[which] || !n || s->var->dtype != CKPT_OTHER || !s->backend ||
+	    (H5Tdetect_class(s->backend->mtype, H5T_VLEN) <= 0 &&
+	     H5Tdetect_class(s->backend->mtype, H5T_STRING) <= 0))
 		return;
 	ms = H5Screate_simple(1, &n, NULL);
-	H5Dvlen_reclaim(s->mtype, ms, H5P_DEFAULT, s->mem[which]);
+	H5Dvlen_reclaim(s->backend->mtype, ms, H5P_DEFAULT, s->mem[which]);
 	H5Sclose(ms);
 	memset(s->mem[which], 0, n * s->elsize);
 	s->mcount[which] = 0;
@@ -448,11 +451,7 @@ static void release_vlen(ckpt_slab *s, int which)
 static size_t select_slab(ckpt_slab *s)
 {
 	ckpt_cursor_next(&s->at, &s->last);
-	if (s->last.rank == 0)
-		H5Sselect_all(s->fspace);
-	else
-		H5Sselect_hyperslab(s->fspace, H5S_SELECT_SET, s->last.start, NULL,
-		                    s->last.count, NULL);
+	ckpt_h5_select(s->backend->fspace, &s->last);
 	return s->last.n;
 }
 
@@ -475,13 +474,13 @@ int ckpt_slab_next(ckpt_slab *s)
 		return 1;
 	}
 	mspace = H5Screate_simple(1, &n, NULL);
-	rc = H5Dread(s->dset, s->mtype, mspace, s->fspace, H5P_DEFAULT, s->mem[s->cur]);
+	rc = H5Dread(s->backend->dset, s->backend->mtype, mspace, s->backend->fspace, H5P_DEFAULT, s->mem[s->cur]);
 	s->buf = s->mem[s->cur];
 	s->mcount[s->cur] = rc < 0 ? 0 : (size_t)n;
 	if (rc < 0) { /* before H5Sclose clears HDF5's error stack */
 		ckpt_seterr_h5("%s: variable '%s': read error", s->file->name,
 		               s->var->name);
-		check_filters(s->file, s->var, s->dset);
+		check_filters(s->file, s->var, s->backend->dset);
 	}
 	H5Sclose(mspace);
 	if (rc < 0)
@@ -497,16 +496,16 @@ void ckpt_slab_close(ckpt_slab *s)
 	release_vlen(s, 1);
 	unmap(s, 0);
 	unmap(s, 1);
-	if (s->dset >= 0)
-		H5Dclose(s->dset);
-	if (s->fspace >= 0)
-		H5Sclose(s->fspace);
-	if (s->mtype >= 0)
-		H5Tclose(s->mtype);
+	if (s->backend && s->backend->dset >= 0)
+		H5Dclose(s->backend->dset);
+	if (s->backend && s->backend->fspace >= 0)
+		H5Sclose(s->backend->fspace);
+	if (s->backend && s->backend->mtype >= 0)
+		H5Tclose(s->backend->mtype);
+	free(s->backend);
 	free(s->mem[0]);
 	free(s->mem[1]);
 	memset(s, 0, sizeof *s);
-	s->dset = s->fspace = s->mtype = -1;
 }
 
 void ckpt_slab_region(const ckpt_slab *s, ckpt_region *r)
@@ -514,8 +513,22 @@ void ckpt_slab_region(const ckpt_slab *s, ckpt_region *r)
 	*r = s->last;
 }
 
-int ckpt_region_write(const ckpt_region *r, hid_t dset, hid_t memtype,
-                      const void *buf)
+int ckpt_h5_select(hid_t space, const ckpt_region *r)
+{
+	hsize_t start[CKPT_MAX_RANK], count[CKPT_MAX_RANK];
+
+	if (r->rank <= 0)
+		return H5Sselect_all(space) < 0 ? -1 : 0;
+	for (int i = 0; i < r->rank; i++) {
+		start[i] = r->start[i];
+		count[i] = r->count[i];
+	}
+	return H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ?
+	       -1 : 0;
+}
+
+int ckpt_h5_region_write(const ckpt_region *r, hid_t dset, hid_t memtype,
+                         const void *buf)
 {
 	hid_t fs = H5Dget_space(dset), ms;
 	hsize_t n = r->n;
@@ -523,8 +536,7 @@ int ckpt_region_write(const ckpt_region *r, hid_t dset, hid_t memtype,
 
 	if (fs < 0)
 		return ckpt_seterr_h5("cannot write");
-	if (r->rank > 0)
-		H5Sselect_hyperslab(fs, H5S_SELECT_SET, r->start, NULL, r->count, NULL);
+	ckpt_h5_select(fs, r);
 	ms = H5Screate_simple(1, &n, NULL);
 	rc = H5Dwrite(dset, memtype, ms, fs, H5P_DEFAULT, buf);
 	if (rc < 0)
@@ -538,10 +550,10 @@ int ckpt_slab_same(const ckpt_slab *a, const ckpt_slab *b)
 {
 	if (a->count != b->count || a->elsize != b->elsize)
 		return 0;
-	if (ckpt_type_has_refs(a->mtype) || H5Tis_variable_str(a->mtype) > 0 ||
-	    H5Tdetect_class(a->mtype, H5T_STRING) > 0) {
-		int same = ckpt_values_same(a->mtype, a->buf, a->file->fid, b->buf,
-		                            b->file->fid, a->count);
+	if (ckpt_type_has_refs(a->backend->mtype) || H5Tis_variable_str(a->backend->mtype) > 0 ||
+	    H5Tdetect_class(a->backend->mtype, H5T_STRING) > 0) {
+		int same = ckpt_values_same(a->backend->mtype, a->buf, ckpt_h5_fid(a->file), b->buf,
+		                            ckpt_h5_fid(b->file), a->count);
 
 		if (same < 0)
 			ckpt_seterr("%s: variable '%s': %s", a->file->name, a->var->name,

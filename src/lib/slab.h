@@ -15,8 +15,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <hdf5.h>
-
 #include "file.h"
 
 /* Default slab size: large enough that HDF5's per-call cost vanishes, small
@@ -26,7 +24,7 @@
 /* Where a slab lies in its variable: a hyperslab of n values. */
 typedef struct ckpt_region {
 	int rank;
-	hsize_t start[CKPT_MAX_RANK], count[CKPT_MAX_RANK];
+	uint64_t start[CKPT_MAX_RANK], count[CKPT_MAX_RANK];
 	size_t n;
 } ckpt_region;
 
@@ -40,11 +38,6 @@ typedef struct ckpt_cursor {
 	int done;
 } ckpt_cursor;
 
-/* Slabs of at most max_bytes (at least one value of elsize bytes) of
- * variable v, whole chunks of dataset dset at a time where it is chunked. */
-int ckpt_cursor_open(ckpt_cursor *c, hid_t dset, const ckpt_var *v, size_t elsize,
-                     size_t max_bytes);
-
 /* The next slab's region: 1, or 0 at the end. */
 int ckpt_cursor_next(ckpt_cursor *c, ckpt_region *r);
 
@@ -57,7 +50,7 @@ typedef struct ckpt_slab {
 	/* private */
 	const ckpt_file *file;
 	const ckpt_var *var;
-	hid_t dset, fspace, mtype;
+	struct ckpt_slab_backend *backend; /* the format's open variable */
 	size_t cap;         /* elements buf holds */
 	ckpt_cursor at;     /* the slabs */
 	ckpt_region last;   /* the slab read last */
@@ -89,21 +82,6 @@ int ckpt_slab_follow(ckpt_slab *s, const ckpt_slab *leader);
 
 /* The region of the slab s read last. */
 void ckpt_slab_region(const ckpt_slab *s, ckpt_region *r);
-
-/* Whether dset holds its values of dtype t as Keras 3 stores bfloat16:
- * 2-byte opaque data (marked dtype="bfloat16", see file.h). */
-int ckpt_keras_bfloat16(hid_t dset, ckpt_dtype t);
-
-/* The memory type (to be closed) for values of dtype t read from or
- * written to dset: the toolkit's, or, where dset holds bfloat16 as Keras 3
- * stores it (2-byte opaque), dset's own type - the bytes as they are,
- * little-endian as numpy writes them on every host Keras runs on (a
- * big-endian host is refused). */
-hid_t ckpt_values_memtype(hid_t dset, ckpt_dtype t);
-
-/* Write buf (r->n values of memtype) to region r of dset. */
-int ckpt_region_write(const ckpt_region *r, hid_t dset, hid_t memtype,
-                      const void *buf);
 
 /* The name of the input whose mapped bytes hold addr, or NULL; safe in a
  * signal handler.  Reading a file that another program truncates ends

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/ckpt.h"
+#include "lib/h5.h" /* fixtures are made with HDF5 itself */
 
 static uint64_t rng;
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/ckpt.h"
+#include "lib/h5.h" /* fixtures are made with HDF5 itself */
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

@@ -15,6 +15,8 @@
 #include <cmocka.h>
 
 #include "lib/ckpt.h"
+#include "lib/h5.h"   /* the library's internals are tested too */
+#include "lib/i128.h"
 
 static inline uint64_t bits_of(double v)
 {

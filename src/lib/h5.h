@@ -1,0 +1,103 @@
+/* h5.h - (internal to libckpt) the HDF5 backend: what the library's HDF5
+ * modules share behind the format-neutral headers.  Never installed; no
+ * program includes it.
+ *
+ * HDF5 handles live here, in the private state behind the public opaque
+ * pointers: a checkpoint's open file (ckpt_file.backend), a slab reader's
+ * dataset (ckpt_slab.backend), the output being written (ckpt_out). */
+#ifndef CKPT_H5_H
+#define CKPT_H5_H
+
+#include <hdf5.h>
+
+#include "dtype.h"
+#include "err.h"
+#include "file.h"
+#include "out.h"
+#include "slab.h"
+
+/* ---- open objects behind the public handles -------------------------- */
+
+struct ckpt_backend {
+	hid_t fid;              /* the open HDF5 file */
+};
+
+struct ckpt_slab_backend {
+	hid_t dset, fspace, mtype;
+};
+
+static inline hid_t ckpt_h5_fid(const ckpt_file *f)
+{
+	return f->backend ? f->backend->fid : -1;
+}
+
+/* The HDF5 file being written. */
+hid_t ckpt_h5_out_fid(const ckpt_out *o);
+
+/* ---- element types ------------------------------------------------------ */
+
+/* The toolkit type of an HDF5 file datatype, CKPT_OTHER if none fits. */
+ckpt_dtype ckpt_dtype_of(hid_t h5type);
+
+/* A new HDF5 datatype (close it with H5Tclose) for values of t in memory:
+ * native byte order; float16 and bfloat16 as their 16-bit patterns. */
+hid_t ckpt_dtype_memtype(ckpt_dtype t);
+
+/* A new HDF5 datatype for storing t in a file: little-endian, bool as
+ * h5py's enum, so that h5py and Keras read what the toolkit writes. */
+hid_t ckpt_dtype_filetype(ckpt_dtype t);
+
+/* Whether dset holds its values of dtype t as Keras 3 stores bfloat16:
+ * 2-byte opaque data (marked dtype="bfloat16", see file.h). */
+int ckpt_keras_bfloat16(hid_t dset, ckpt_dtype t);
+
+/* The memory type (to be closed) for values of dtype t read from or
+ * written to dset: the toolkit's, or, where dset holds bfloat16 as Keras 3
+ * stores it (2-byte opaque), dset's own type - the bytes as they are,
+ * little-endian as numpy writes them on every host Keras runs on (a
+ * big-endian host is refused). */
+hid_t ckpt_values_memtype(hid_t dset, ckpt_dtype t);
+
+/* ---- slabs -------------------------------------------------------------- */
+
+/* Slabs of at most max_bytes (at least one value of elsize bytes) of
+ * variable v, whole chunks of dataset dset at a time where it is chunked. */
+int ckpt_h5_cursor_open(ckpt_cursor *c, hid_t dset, const ckpt_var *v, size_t elsize,
+                        size_t max_bytes);
+
+/* Select region r (all of a scalar) in the dataspace space. */
+int ckpt_h5_select(hid_t space, const ckpt_region *r);
+
+/* Write buf (r->n values of memtype) to region r of dset. */
+int ckpt_h5_region_write(const ckpt_region *r, hid_t dset, hid_t memtype,
+                         const void *buf);
+
+/* ---- structure ---------------------------------------------------------- */
+
+/* Copy attributes of src_obj onto dst_obj (both open objects). */
+int ckpt_copy_attrs(hid_t src_obj, hid_t dst_obj, const char *what);
+
+/* The two steps of ckpt_copy_structure(), for copies that take objects
+ * from several files (shard.c): the root group's attributes, and one
+ * object of src's walk (a group empty, with its properties and
+ * attributes). */
+int ckpt_h5_copy_root_attrs(const ckpt_file *src, hid_t dst);
+int ckpt_h5_copy_obj(const ckpt_file *src, const ckpt_obj *o, hid_t dst,
+                     ckpt_copy_fn decide, void *user);
+
+/* Create the groups above path that do not exist yet, in order, each
+ * listing its members in the order they are made. */
+int ckpt_h5_make_groups(hid_t fid, const char *path);
+
+/* Whether obj has an attribute too large for HDF5's earliest file format
+ * (64 KiB: Keras' layer_names on large models); and moving the file of obj
+ * to the 1.8 format, which stores such attributes densely (returns whether
+ * it moved). */
+int ckpt_h5_needs_dense_attrs(hid_t obj);
+int ckpt_h5_newer_format(hid_t obj);
+
+/* As ckpt_seterr(), with the innermost message of HDF5's error stack
+ * appended in parentheses when there is one. */
+int ckpt_seterr_h5(const char *fmt, ...) CKPT_PRINTF(1, 2);
+
+#endif

@@ -1,0 +1,338 @@
+/* h5out.c - the HDF5 writer: an output file created like a base, its
+ * variables created and written region by region, committed atomically. */
+#include "h5.h"
+#include "temp.h"
+#include "err.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ckpt_out {
+	struct ckpt_temp t;
+	hid_t fid;
+	void *userblock;   /* the base's user block, written back at commit */
+	size_t userblock_size;
+};
+
+/* ---- HDF5 files ----------------------------------------------------------- */
+
+/* HDF5's earliest file format limits an attribute to 64 KiB, which Keras'
+ * layer_names exceeds on large models.  Objects that hold such attributes
+ * are created in the 1.8 format (read by every HDF5 since 2008, h5py and
+ * Keras included), which stores them densely -- only those: for all files
+ * it would trip an HDF5 1.10 bug with groups of many links. */
+
+static herr_t large_attr(hid_t loc, const char *name, const H5A_info_t *ai,
+                         void *data)
+{
+	(void)loc, (void)name, (void)data;
+	return ai->data_size > 60000 ? 1 : 0;
+}
+
+/* Whether the object has an attribute too large for the earliest format. */
+int ckpt_h5_needs_dense_attrs(hid_t obj)
+{
+	hsize_t idx = 0;
+
+	return H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, &idx, large_attr, NULL) > 0;
+}
+
+/* Move the file of obj to the 1.8 format; returns whether it moved. */
+int ckpt_h5_newer_format(hid_t obj)
+{
+	hid_t f = H5Iget_file_id(obj), fapl;
+	H5F_libver_t lo = H5F_LIBVER_V18, hi;
+	int moved = 0;
+
+	if (f < 0)
+		return 0;
+	if ((fapl = H5Fget_access_plist(f)) >= 0) {
+		H5Pget_libver_bounds(fapl, &lo, &hi);
+		H5Pclose(fapl);
+	}
+	if (lo < H5F_LIBVER_V18)
+		moved = H5Fset_libver_bounds(f, H5F_LIBVER_V18, H5F_LIBVER_LATEST) >= 0;
+	H5Fclose(f);
+	return moved;
+}
+
+static int root_needs_dense(const ckpt_file *f)
+{
+	hid_t root = H5Gopen2(ckpt_h5_fid(f), "/", H5P_DEFAULT);
+	int yes = root >= 0 && ckpt_h5_needs_dense_attrs(root);
+
+	if (root >= 0)
+		H5Gclose(root);
+	return yes;
+}
+
+/* File creation properties like those of f, with its root group's link
+ * creation order, which H5Fget_create_plist() does not report. */
+static hid_t fcpl_like(const ckpt_file *f)
+{
+	hid_t fcpl = H5Fget_create_plist(ckpt_h5_fid(f));
+	hid_t root = H5Gopen2(ckpt_h5_fid(f), "/", H5P_DEFAULT);
+	hid_t gcpl = root >= 0 ? H5Gget_create_plist(root) : -1;
+	unsigned order = 0;
+
+	if (fcpl >= 0 && gcpl >= 0 && H5Pget_link_creation_order(gcpl, &order) >= 0)
+		H5Pset_link_creation_order(fcpl, order);
+	if (gcpl >= 0)
+		H5Pclose(gcpl);
+	if (root >= 0)
+		H5Gclose(root);
+	return fcpl;
+}
+
+/* The bytes of f's user block (HDF5 keeps its size, not its content). */
+static int read_userblock(const ckpt_file *f, hid_t fcpl, ckpt_out *o)
+{
+	hsize_t size = 0;
+
+	if (H5Pget_userblock(fcpl, &size) < 0 || size == 0 || size > f->size)
+		return 0;
+	if (!(o->userblock = malloc((size_t)size)))
+		return ckpt_seterr("%s: out of memory", f->name);
+	o->userblock_size = (size_t)size;
+	if (f->image)
+		memcpy(o->userblock, f->image, (size_t)size);
+	else if (pread(f->fd, o->userblock, (size_t)size, 0) != (ssize_t)size)
+		return ckpt_seterr_errno(f->name);
+	return 0;
+}
+
+static int write_userblock(const ckpt_out *o)
+{
+	int fd;
+	ssize_t n;
+
+	if (!o->userblock_size)
+		return 0;
+	if ((fd = open(o->t.tmp, O_WRONLY)) < 0)
+		return ckpt_seterr_errno(ckpt_temp_name(&o->t));
+	n = pwrite(fd, o->userblock, o->userblock_size, 0);
+	if (close(fd) < 0 || n != (ssize_t)o->userblock_size)
+		return ckpt_seterr("%s: write error: %s", ckpt_temp_name(&o->t), strerror(errno));
+	return 0;
+}
+
+ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like)
+{
+	ckpt_out *o = calloc(1, sizeof *o);
+	hid_t fcpl = H5P_DEFAULT, fapl;
+
+	if (!o) {
+		ckpt_seterr("out of memory");
+		return NULL;
+	}
+	o->fid = -1;
+	/* "-": HDF5 writes a file, which is then copied to standard output */
+	if (ckpt_temp_open(&o->t, target, force, 1, "an HDF5 file") < 0)
+		goto fail;
+	close(o->t.fd);
+	o->t.fd = -1;
+	if (like) {
+		fcpl = fcpl_like(like);
+		if (fcpl >= 0 && read_userblock(like, fcpl, o) < 0) {
+			H5Pclose(fcpl);
+			goto fail;
+		}
+	} else { /* a new file lists its variables in the order they are made */
+		fcpl = H5Pcreate(H5P_FILE_CREATE);
+		H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+	}
+	fapl = H5Pcreate(H5P_FILE_ACCESS);
+	if (like && root_needs_dense(like))
+		H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+	o->fid = H5Fcreate(o->t.tmp, H5F_ACC_TRUNC, fcpl, fapl);
+	H5Pclose(fapl);
+	if (o->fid < 0)
+		ckpt_seterr_h5("%s: cannot create an HDF5 file", ckpt_temp_name(&o->t));
+	if (fcpl >= 0)
+		H5Pclose(fcpl);
+	if (o->fid < 0)
+		goto fail;
+	return o;
+fail:
+	ckpt_out_abort(o);
+	return NULL;
+}
+
+hid_t ckpt_h5_out_fid(const ckpt_out *o)
+{
+	return o->fid;
+}
+
+int ckpt_out_commit(ckpt_out *o)
+{
+	herr_t rc = H5Fclose(o->fid);
+
+	o->fid = -1;
+	if (rc < 0) {
+		ckpt_seterr_h5("%s: write error", ckpt_temp_name(&o->t));
+		ckpt_out_abort(o);
+		return -1;
+	}
+	if (write_userblock(o) < 0) {
+		ckpt_out_abort(o);
+		return -1;
+	}
+	rc = ckpt_temp_commit(&o->t);
+	free(o->userblock);
+	free(o);
+	return rc;
+}
+
+void ckpt_out_abort(ckpt_out *o)
+{
+	if (!o)
+		return;
+	if (o->fid >= 0)
+		H5Fclose(o->fid);
+	ckpt_temp_release(&o->t);
+	free(o->userblock);
+	free(o);
+}
+
+int ckpt_h5_make_groups(hid_t fid, const char *path)
+{
+	char *p = strdup(path), *slash;
+	hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+	int rc = 0;
+
+	if (!p || gcpl < 0) {
+		free(p);
+		return ckpt_seterr("out of memory");
+	}
+	H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
+	for (slash = strchr(p, '/'); slash && rc == 0; slash = strchr(slash + 1, '/')) {
+		hid_t g;
+
+		*slash = 0;
+		if (H5Lexists(fid, p, H5P_DEFAULT) <= 0) {
+			if ((g = H5Gcreate2(fid, p, H5P_DEFAULT, gcpl, H5P_DEFAULT)) < 0)
+				rc = ckpt_seterr_h5("group '%s': cannot create", p);
+			else
+				H5Gclose(g);
+		}
+		*slash = '/';
+	}
+	H5Pclose(gcpl);
+	free(p);
+	return rc;
+}
+
+int ckpt_out_make_groups(ckpt_out *o, const char *path)
+{
+	if (ckpt_h5_make_groups(o->fid, path) < 0)
+		return ckpt_seterr("%s: %s", ckpt_temp_name(&o->t), ckpt_errmsg());
+	return 0;
+}
+
+int ckpt_out_create_var(ckpt_out *o, const char *name, ckpt_dtype t, int rank,
+                        const uint64_t *dims)
+{
+	hsize_t h[CKPT_MAX_RANK];
+	hid_t space, type, d = -1;
+
+	for (int i = 0; i < rank; i++)
+		h[i] = dims[i];
+	if (ckpt_out_make_groups(o, name) < 0)
+		return -1;
+	space = rank < 0 ? H5Screate(H5S_NULL) : rank == 0 ? H5Screate(H5S_SCALAR) :
+	        H5Screate_simple(rank, h, NULL);
+	type = ckpt_dtype_filetype(t);
+	if (space >= 0 && type >= 0)
+		d = H5Dcreate2(o->fid, name, type, space, H5P_DEFAULT, H5P_DEFAULT,
+		               H5P_DEFAULT);
+	if (d < 0)
+		ckpt_seterr_h5("%s: variable '%s': cannot create", ckpt_temp_name(&o->t), name);
+	else
+		H5Dclose(d);
+	if (type >= 0)
+		H5Tclose(type);
+	if (space >= 0)
+		H5Sclose(space);
+	return d < 0 ? -1 : 0;
+}
+
+/* ---- writing a variable's values --------------------------------------- */
+
+struct ckpt_outvar {
+	hid_t dset, memtype;
+	char *what;         /* "OUTPUT: variable 'NAME'", for messages */
+};
+
+static ckpt_outvar *outvar_open(ckpt_out *o, const char *name)
+{
+	ckpt_outvar *w = calloc(1, sizeof *w);
+	const char *on = ckpt_temp_name(&o->t);
+	size_t len = strlen(on) + strlen(name) + 16;
+
+	if (!w || !(w->what = malloc(len))) {
+		free(w);
+		ckpt_seterr("%s: out of memory", on);
+		return NULL;
+	}
+	snprintf(w->what, len, "%s: variable '%s'", on, name);
+	w->memtype = -1;
+	if ((w->dset = H5Dopen2(o->fid, name, H5P_DEFAULT)) < 0) {
+		ckpt_seterr_h5("%s: cannot open in the output", w->what);
+		ckpt_outvar_close(w);
+		return NULL;
+	}
+	return w;
+}
+
+ckpt_outvar *ckpt_outvar_open(ckpt_out *o, const char *name, ckpt_dtype t)
+{
+	ckpt_outvar *w = outvar_open(o, name);
+
+	if (w && (w->memtype = ckpt_values_memtype(w->dset, t)) < 0) {
+		ckpt_seterr("%s: %s", w->what, ckpt_errmsg());
+		ckpt_outvar_close(w);
+		return NULL;
+	}
+	return w;
+}
+
+ckpt_outvar *ckpt_outvar_open_like(ckpt_out *o, const char *name, const ckpt_slab *s)
+{
+	ckpt_outvar *w = outvar_open(o, name);
+
+	if (w && s->backend && (w->memtype = H5Tcopy(s->backend->mtype)) < 0) {
+		ckpt_seterr_h5("%s: cannot copy the type of its values", w->what);
+		ckpt_outvar_close(w);
+		return NULL;
+	}
+	return w;
+}
+
+void ckpt_outvar_cursor(const ckpt_outvar *w, ckpt_cursor *c, const ckpt_var *v,
+                        size_t elsize, size_t max_bytes)
+{
+	ckpt_h5_cursor_open(c, w->dset, v, elsize, max_bytes);
+}
+
+int ckpt_outvar_write(ckpt_outvar *w, const ckpt_region *r, const void *buf)
+{
+	if (ckpt_h5_region_write(r, w->dset, w->memtype, buf) < 0)
+		return ckpt_seterr("%s: %s", w->what, ckpt_errmsg());
+	return 0;
+}
+
+void ckpt_outvar_close(ckpt_outvar *w)
+{
+	if (!w)
+		return;
+	if (w->memtype >= 0)
+		H5Tclose(w->memtype);
+	if (w->dset >= 0)
+		H5Dclose(w->dset);
+	free(w->what);
+	free(w);
+}

@@ -1,0 +1,40 @@
+/* temp.h - (internal to libckpt) the temporary file every output is written
+ * to, beside its target, and moved into place when complete (sink.h and
+ * out.h are built on it). */
+#ifndef CKPT_TEMP_H
+#define CKPT_TEMP_H
+
+#include <stddef.h>
+
+/* A temporary file on its way to a target: what every output (ckpt_out,
+ * ckpt_sink) is written through. */
+struct ckpt_temp {
+	char *target;   /* NULL for standard output */
+	char *tmp;      /* the temporary file being written, or NULL */
+	int stream;     /* target is a device or FIFO: written, not replaced */
+	int force;
+	int fd;         /* open on tmp (or 1), or -1 */
+	int slot;       /* index in the signal handler's list */
+};
+
+/* Check target and create the temporary: beside the target, or for
+ * standard output in TMPDIR (via_tmpdir) or none at all (fd 1).  what,
+ * when not NULL, names what is written: standard output is then refused
+ * when it is a terminal. */
+int ckpt_temp_open(struct ckpt_temp *t, const char *target, int force, int via_tmpdir,
+                   const char *what);
+
+/* Close the temporary and put it in place; it is gone afterwards either
+ * way. */
+int ckpt_temp_commit(struct ckpt_temp *t);
+
+/* Remove the temporary (if any) and free t's strings. */
+void ckpt_temp_release(struct ckpt_temp *t);
+
+/* The target as messages name it: its path, or "(stdout)". */
+const char *ckpt_temp_name(const struct ckpt_temp *t);
+
+/* All n bytes, retrying after signals; what names the file in messages. */
+int ckpt_write_all(int fd, const void *buf, size_t n, const char *what);
+
+#endif
