@@ -54,10 +54,12 @@ LIB_SRC  := $(sort $(wildcard src/lib/*.c))
 LIB_HDR  := $(sort $(wildcard src/lib/*.h))
 # Internal to the library (the HDF5 backend, CPU- and compiler-specific
 # code): never installed, never included by a program.
-LIB_PRIV := $(addprefix src/lib/,h5.h i128.h refs.h temp.h vec.h)
+LIB_PRIV := $(addprefix src/lib/,h5.h header.h i128.h refs.h temp.h vec.h)
 LIB_PUB  := $(filter-out $(LIB_PRIV),$(LIB_HDR))
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
 PROGS    := $(patsubst src/%.c,%,$(sort $(wildcard src/ckpt-*.c)))
+# ckpt-merge's jobs (merge, split, join), one file each beside its main()
+MERGE_OBJ := $(patsubst src/%.c,$(B)/%.o,$(sort $(wildcard src/merge/*.c)))
 PROG_BIN := $(PROGS:%=$(B)/bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -78,13 +80,22 @@ $(B)/libckpt.a: $(LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
+$(B)/merge/%.o: src/merge/%.c src/merge/merge.h src/prog.h $(LIB_PUB)
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -c -o $@ $<
+
+$(B)/bin/ckpt-merge: EXTRA_OBJ = $(MERGE_OBJ)
+$(B)/bin/ckpt-merge: $(MERGE_OBJ)
+$(B)/tests/test_merge_plan: EXTRA_OBJ = $(B)/merge/plan.o
+$(B)/tests/test_merge_plan: $(B)/merge/plan.o
+
 $(B)/bin/%: src/%.c $(B)/prog.o $(B)/libckpt.a src/prog.h $(LIB_PUB)
 	@mkdir -p $(@D)
-	$(CC) $(PROG_CFLAGS) -o $@ $< $(B)/prog.o $(B)/libckpt.a $(ALL_LDFLAGS) $(LIBS)
+	$(CC) $(PROG_CFLAGS) -o $@ $< $(EXTRA_OBJ) $(B)/prog.o $(B)/libckpt.a $(ALL_LDFLAGS) $(LIBS)
 
 $(B)/tests/test_%: tests/unit/test_%.c tests/unit/unit.h $(B)/libckpt.a $(LIB_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Itests/unit -o $@ $< $(B)/libckpt.a \
+	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Itests/unit -o $@ $< $(EXTRA_OBJ) $(B)/libckpt.a \
 	    $(ALL_LDFLAGS) $(LIBS) $(CMOCKA_LIBS)
 
 $(B)/tests/mkfixtures: testdata/mkfixtures.c $(B)/libckpt.a $(LIB_HDR)

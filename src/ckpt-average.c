@@ -83,19 +83,19 @@ static void parse_options(int argc, char **argv)
 		case OPT_KEEP_STORAGE: opt.keep_storage = 1; break;
 		case OPT_DTYPE:
 			if (ckpt_dtype_parse(optarg, &opt.dtype) < 0)
-				die("--dtype: %s", ckpt_errmsg());
+				usage_error("--dtype: %s", ckpt_errmsg());
 			break;
 		case OPT_ONLY: ckpt_select_only(&opt.sel, optarg); break;
 		case OPT_EXCLUDE: ckpt_select_exclude(&opt.sel, optarg); break;
-		default: common_option(c, synopsis, usage, argv);
+		default: common_option(c, usage, argv);
 		}
 	}
 	if (!opt.out)
-		usage_error(synopsis, "no output given (-o OUT)");
+		usage_error("no output given (-o OUT)");
 	if (optind >= argc)
-		usage_error(synopsis, "no INPUT given");
+		usage_error("no INPUT given");
 	if (opt.no_normalize && !opt.weights_arg)
-		usage_error(synopsis, "--no-normalize goes with -w");
+		usage_error("--no-normalize goes with -w");
 }
 
 /* ---- weights ------------------------------------------------------------ */
@@ -120,7 +120,7 @@ static double *parse_weights(size_t n)
 		if ((next = strchr(tok, ',')))
 			*next++ = 0;
 		if (!*tok)
-			die("-w: weight %zu is empty", k + 1);
+			usage_error("-w: weight %zu is empty", k + 1);
 		v = parse_real("-w", tok);
 		if (k < n)
 			w[k] = v;
@@ -128,7 +128,7 @@ static double *parse_weights(size_t n)
 	}
 	free(copy);
 	if (k != n)
-		die("-w: %zu weight%s for %zu input%s", k, k == 1 ? "" : "s", n,
+		usage_error("-w: %zu weight%s for %zu input%s", k, k == 1 ? "" : "s", n,
 		    n == 1 ? "" : "s");
 	for (k = 0; k < n; k++) {
 		sum += w[k];
@@ -137,7 +137,7 @@ static double *parse_weights(size_t n)
 	if (opt.no_normalize)
 		return w;
 	if (sum == 0 || !isfinite(sum))
-		die("-w: the weights sum to %g; they cannot be normalised "
+		usage_error("-w: the weights sum to %g; they cannot be normalised "
 		    "(--no-normalize uses them as given)", sum);
 	if (equal)
 		return free(w), NULL;
@@ -425,7 +425,7 @@ int main(int argc, char **argv)
 	uint64_t total = 0;
 	size_t navg = 0;
 
-	prog_init(argv[0]);
+	prog_init(argv[0], synopsis);
 	parse_options(argc, argv);
 	for (int i = optind; i < argc; i++)
 		if (ckpt_open_inputs(argv[i], &j.in, &j.nin) < 0)
@@ -461,5 +461,5 @@ int main(int argc, char **argv)
 	ckpt_close_inputs(j.in, j.nin);
 	free((void *)j.weights);
 	ckpt_select_free(&opt.sel);
-	return finish(0);
+	return finish(EXIT_OK);
 }

@@ -67,7 +67,7 @@ static double parse_tolerance(const char *o, const char *s)
 	double v = parse_real(o, s);
 
 	if (v < 0)
-		die("%s: %s is negative", o, s);
+		usage_error("%s: %s is negative", o, s);
 	return v;
 }
 
@@ -95,25 +95,25 @@ static void parse_options(int argc, char **argv)
 		case OPT_EXCLUDE: ckpt_select_exclude(&opt.sel, optarg); break;
 		case OPT_STRIP: opt.sel.strip_prefix = optarg; break;
 		case OPT_ADD: opt.sel.add_prefix = optarg; break;
-		default: common_option(c, synopsis, usage, argv);
+		default: common_option(c, usage, argv);
 		}
 	}
 	if (argc - optind != 2)
-		usage_error(synopsis, argc - optind < 2 ? "two checkpoints are needed"
+		usage_error(argc - optind < 2 ? "two checkpoints are needed"
 		                                        : "more than two checkpoints given");
 	if (strcmp(argv[optind], "-") == 0 && strcmp(argv[optind + 1], "-") == 0)
-		usage_error(synopsis, "only one side can be standard input");
+		usage_error("only one side can be standard input");
 	if (opt.tol.bitwise && (opt.tol.atol || opt.tol.rtol || opt.tol.use_ulps))
-		usage_error(synopsis, "--bitwise goes without tolerances");
+		usage_error("--bitwise goes without tolerances");
 }
 
 /* ---- the sides ------------------------------------------------------------ */
 
 struct side {
 	ckpt_file *f;
-	char **names;           /* mapped names, by variable */
+	char **names;           /* mapped names, by variable (NULL: not selected) */
 	const ckpt_var **sorted;/* selected variables by mapped name */
-	char **sorted_names;
+	const char **sorted_names;
 	size_t nsel;
 	int *matched;
 };
@@ -133,52 +133,44 @@ static ckpt_file *open_one(const char *path)
 	return f;
 }
 
-static struct side *sort_side;
+/* A selected variable by its mapped name, for sorting. */
+struct mapped {
+	const char *name;
+	size_t i;
+};
 
 static int by_mapped(const void *x, const void *y)
 {
-	size_t i = *(const size_t *)x, j = *(const size_t *)y;
-
-	return strcmp(sort_side->names[i], sort_side->names[j]);
+	return strcmp(((const struct mapped *)x)->name, ((const struct mapped *)y)->name);
 }
 
 static void prepare(struct side *s, const char *path)
 {
-	size_t *idx;
+	struct mapped *idx;
 
 	s->f = open_one(path);
-	s->names = calloc(s->f->nvars + 1, sizeof *s->names);
+	if (!(s->names = ckpt_select_names(&opt.sel, s->f, 0)))
+		die_lib();
 	s->matched = calloc(s->f->nvars + 1, sizeof *s->matched);
 	idx = calloc(s->f->nvars + 1, sizeof *idx);
-	if (!s->names || !s->matched || !idx)
+	if (!s->matched || !idx)
 		die("out of memory");
-	for (size_t i = 0; i < s->f->nvars; i++) {
-		if (!(s->names[i] = ckpt_select_map(&opt.sel, s->f->vars[i].name)))
-			die("out of memory");
-		if (ckpt_select_match(&opt.sel, s->names[i]))
-			idx[s->nsel++] = i;
-	}
-	sort_side = s;
+	for (size_t i = 0; i < s->f->nvars; i++)
+		if (s->names[i])
+			idx[s->nsel++] = (struct mapped){s->names[i], i};
 	qsort(idx, s->nsel, sizeof *idx, by_mapped);
-	for (size_t k = 1; k < s->nsel; k++)
-		if (strcmp(s->names[idx[k]], s->names[idx[k - 1]]) == 0)
-			die("%s: variables '%s' and '%s' have the same name after the "
-			    "prefix options", s->f->name, s->f->vars[idx[k - 1]].name,
-			    s->f->vars[idx[k]].name);
 	s->sorted = calloc(s->nsel + 1, sizeof *s->sorted);
 	s->sorted_names = calloc(s->nsel + 1, sizeof *s->sorted_names);
 	for (size_t k = 0; k < s->nsel; k++) {
-		s->sorted[k] = &s->f->vars[idx[k]];
-		s->sorted_names[k] = s->names[idx[k]];
+		s->sorted[k] = &s->f->vars[idx[k].i];
+		s->sorted_names[k] = idx[k].name;
 	}
 	free(idx);
 }
 
 static void release(struct side *s)
 {
-	for (size_t i = 0; s->names && i < s->f->nvars; i++)
-		free(s->names[i]);
-	free(s->names);
+	ckpt_select_names_free(s->names, s->f->nvars);
 	free(s->matched);
 	free(s->sorted);
 	free(s->sorted_names);
@@ -470,7 +462,7 @@ int main(int argc, char **argv)
 	uint64_t total = 0;
 	char text[1024];
 
-	prog_init(argv[0]);
+	prog_init(argv[0], synopsis);
 	parse_options(argc, argv);
 	prepare(&a, argv[optind]);
 	prepare(&b, argv[optind + 1]);
@@ -482,11 +474,11 @@ int main(int argc, char **argv)
 		printf(", \"variables\": [");
 	}
 	for (size_t i = 0; i < a.f->nvars; i++)
-		if (ckpt_select_match(&opt.sel, a.names[i]) && a.f->vars[i].dtype != CKPT_OTHER)
+		if (a.names[i] && a.f->vars[i].dtype != CKPT_OTHER)
 			total += a.f->vars[i].nbytes;
 	progress_start(opt.quiet ? -1 : opt.progress, total, "comparing");
 	for (size_t i = 0; i < a.f->nvars; i++) {
-		if (!ckpt_select_match(&opt.sel, a.names[i]))
+		if (!a.names[i])
 			continue;
 		if (!lookup(&b, a.names[i]))
 			only_a++;
@@ -496,7 +488,7 @@ int main(int argc, char **argv)
 	}
 	progress_end();
 	for (size_t i = 0; i < b.f->nvars; i++) {
-		if (!ckpt_select_match(&opt.sel, b.names[i]) || b.matched[i])
+		if (!b.names[i] || b.matched[i])
 			continue;
 		snprintf(text, sizeof text, "only in %s: %s", b.f->name, b.names[i]);
 		report_simple("only_b", b.names[i], text);
@@ -514,5 +506,5 @@ int main(int argc, char **argv)
 	release(&a);
 	release(&b);
 	ckpt_select_free(&opt.sel);
-	return finish(differ ? 1 : 0);
+	return finish(differ ? EXIT_DIFFER : EXIT_OK);
 }

@@ -100,7 +100,7 @@ static void parse_options(int argc, char **argv)
 		case OPT_COMPRESS: opt.compress = optarg; break;
 		case OPT_DTYPE:
 			if (ckpt_dtype_parse(optarg, &opt.dtype) < 0)
-				usage_error(synopsis, "--dtype: %s", ckpt_errmsg());
+				usage_error("--dtype: %s", ckpt_errmsg());
 			break;
 		case OPT_EXCLUDE: ckpt_select_exclude(&opt.sel, optarg); break;
 		case OPT_MANIFEST: opt.manifest = optarg; break;
@@ -108,26 +108,26 @@ static void parse_options(int argc, char **argv)
 		case OPT_PROGRESS: opt.progress = 1; break;
 		case OPT_SIZE: opt.size = 1; break;
 		case OPT_STRIP: opt.sel.strip_prefix = optarg; break;
-		default: common_option(c, synopsis, usage, argv);
+		default: common_option(c, usage, argv);
 		}
 	}
 	if (optind >= argc)
-		usage_error(synopsis, "no INPUT given");
+		usage_error("no INPUT given");
 	if (optind + 1 < argc)
-		usage_error(synopsis, "one INPUT only ('%s' is a second)", argv[optind + 1]);
+		usage_error("one INPUT only ('%s' is a second)", argv[optind + 1]);
 	if (opt.size && (have_out || opt.bundle || opt.manifest))
-		usage_error(synopsis, "--size prints a number; it takes no -o, --bundle "
+		usage_error("--size prints a number; it takes no -o, --bundle "
 		            "or --manifest");
 	if (opt.compress && !opt.bundle)
-		usage_error(synopsis, "--compress goes with --bundle");
+		usage_error("--compress goes with --bundle");
 	if (opt.manifest && opt.bundle)
-		usage_error(synopsis, "a bundle holds its manifest; --manifest goes with "
+		usage_error("a bundle holds its manifest; --manifest goes with "
 		            "a raw stream");
 	if (opt.manifest && strcmp(opt.manifest, "-") == 0 && strcmp(opt.out, "-") == 0)
-		usage_error(synopsis, "--manifest - and the values cannot both go to "
+		usage_error("--manifest - and the values cannot both go to "
 		            "standard output");
 	if (opt.manifest && strcmp(opt.manifest, "-") != 0 && same_file(opt.manifest, opt.out))
-		usage_error(synopsis, "--manifest and -o name the same file");
+		usage_error("--manifest and -o name the same file");
 	if (opt.compress) {
 		size_t i = 0;
 
@@ -135,7 +135,7 @@ static void parse_options(int argc, char **argv)
 		       strcmp(opt.compress, compressions[i]) != 0)
 			i++;
 		if (i == sizeof compressions / sizeof *compressions)
-			usage_error(synopsis, "--compress: unknown compression '%s' (gzip, "
+			usage_error("--compress: unknown compression '%s' (gzip, "
 			            "zstd, xz, bzip2, lz4 or none)", opt.compress);
 	}
 }
@@ -262,7 +262,7 @@ int main(int argc, char **argv)
 	size_t nin = 0;
 	ckpt_flat m;
 
-	prog_init(argv[0]);
+	prog_init(argv[0], synopsis);
 	parse_options(argc, argv);
 	if (ckpt_open_inputs(argv[optind], &in, &nin) < 0)
 		die_lib();
@@ -280,5 +280,5 @@ int main(int argc, char **argv)
 	ckpt_flat_free(&m);
 	ckpt_close_inputs(in, nin);
 	ckpt_select_free(&opt.sel);
-	return finish(0);
+	return finish(EXIT_OK);
 }

@@ -343,22 +343,19 @@ static void json_var_close(const ckpt_file *f, const struct row *r)
 static size_t select_rows(const ckpt_file *f, struct row **out)
 {
 	struct row *rows = calloc(f->nvars + 1, sizeof *rows);
+	char **names = ckpt_select_names(&opt.sel, f, 0);
 	size_t n = 0;
 
 	if (!rows)
 		die("out of memory");
+	if (!names)
+		die_lib();
 	for (size_t i = 0; i < f->nvars; i++) {
-		char *name = ckpt_select_map(&opt.sel, f->vars[i].name);
-
-		if (!name)
-			die("out of memory");
-		if (!ckpt_select_match(&opt.sel, name)) {
-			free(name);
+		if (!names[i])
 			continue;
-		}
 		rows[n].var = &f->vars[i];
-		rows[n].name = name;
-		if (!(rows[n].shown = ckpt_flat_escape(name)))
+		rows[n].name = names[i]; /* the row's now */
+		if (!(rows[n].shown = ckpt_flat_escape(names[i])))
 			die("out of memory");
 		if (opt.verbose)
 			if (!ckpt_var_storage(f, &f->vars[i], rows[n].storage,
@@ -366,6 +363,7 @@ static size_t select_rows(const ckpt_file *f, struct row **out)
 				snprintf(rows[n].storage, sizeof rows[n].storage, "?");
 		n++;
 	}
+	free(names);
 	*out = rows;
 	return n;
 }
@@ -521,13 +519,13 @@ static void parse_options(int argc, char **argv)
 		case OPT_EXCLUDE: ckpt_select_exclude(&opt.sel, optarg); break;
 		case OPT_STRIP: opt.sel.strip_prefix = optarg; break;
 		case OPT_ADD: opt.sel.add_prefix = optarg; break;
-		default: common_option(c, synopsis, usage, argv);
+		default: common_option(c, usage, argv);
 		}
 	}
 	if (optind >= argc)
-		usage_error(synopsis, "no FILE given");
+		usage_error("no FILE given");
 	if (opt.names && (opt.values || opt.stats || opt.format != TABLE))
-		usage_error(synopsis, "--names goes alone, without --values, --stats, "
+		usage_error("--names goes alone, without --values, --stats, "
 		            "--json or --tsv");
 }
 
@@ -535,7 +533,7 @@ int main(int argc, char **argv)
 {
 	size_t nfiles = 0;
 
-	prog_init(argv[0]);
+	prog_init(argv[0], synopsis);
 	parse_options(argc, argv);
 	/* all inputs first: an archive may hold several checkpoints */
 	if (opt.format == JSON && !opt.names)
@@ -553,5 +551,5 @@ int main(int argc, char **argv)
 	if (opt.format == JSON && !opt.names)
 		printf("\n]}\n");
 	ckpt_select_free(&opt.sel);
-	return finish(0);
+	return finish(EXIT_OK);
 }

@@ -123,7 +123,7 @@ static void parse_options(int argc, char **argv)
 			break;
 		case OPT_SYNC:
 			if (strcmp(optarg, "params") && strcmp(optarg, "grads"))
-				die("--sync: '%s' is neither 'params' nor 'grads'", optarg);
+				usage_error("--sync: '%s' is neither 'params' nor 'grads'", optarg);
 			opt.sync_grads = strcmp(optarg, "grads") == 0;
 			break;
 		case OPT_INIT: opt.init = optarg; break;
@@ -131,24 +131,24 @@ static void parse_options(int argc, char **argv)
 		case OPT_GRADS: opt.gradients = 1; break;
 		case OPT_PREFIX: opt.prefix = optarg; break;
 		case OPT_RANDPREFIX: opt.random_prefix = 1; break;
-		default: common_option(c, synopsis, usage, argv);
+		default: common_option(c, usage, argv);
 		}
 	}
 	if (optind < argc)
-		usage_error(synopsis, "unexpected argument '%s'", argv[optind]);
+		usage_error("unexpected argument '%s'", argv[optind]);
 	if (!opt.out)
-		usage_error(synopsis, "no output given (-o FILE)");
+		usage_error("no output given (-o FILE)");
 	if (opt.have_steps && (opt.have_iterations || opt.workers > 1))
-		usage_error(synopsis, "--steps trains one worker; it goes without "
+		usage_error("--steps trains one worker; it goes without "
 		            "--iterations and --workers");
 	if (opt.gradients + !!opt.apply + opt.have_steps > 1)
-		usage_error(synopsis, "--gradients, --apply and --steps exclude each other");
+		usage_error("--gradients, --apply and --steps exclude each other");
 	if ((opt.gradients || opt.apply) && opt.workers > 1)
-		usage_error(synopsis, "--gradients and --apply are for one worker");
+		usage_error("--gradients and --apply are for one worker");
 	if (opt.prefix && opt.random_prefix)
-		usage_error(synopsis, "--prefix and --random-prefix exclude each other");
+		usage_error("--prefix and --random-prefix exclude each other");
 	if (opt.prefix && (!*opt.prefix || strchr(opt.prefix, '/') == opt.prefix))
-		die("--prefix: '%s' is not a usable name", opt.prefix);
+		usage_error("--prefix: '%s' is not a usable name", opt.prefix);
 	if (opt.verbose)
 		opt.print_every = 1;
 	if (opt.quiet)
@@ -234,7 +234,7 @@ int main(int argc, char **argv)
 	float loss;
 	size_t workers;
 
-	prog_init(argv[0]);
+	prog_init(argv[0], synopsis);
 	parse_options(argc, argv);
 
 	if (opt.init) {
@@ -300,5 +300,5 @@ int main(int argc, char **argv)
 	free(batches);
 	ckpt_linear_free(&m);
 	free(prefix);
-	return finish(0);
+	return finish(EXIT_OK);
 }

@@ -82,7 +82,7 @@ static void parse_options(int argc, char **argv)
 		case OPT_BIG: opt.big_endian = 1; break;
 		case OPT_DTYPE:
 			if (ckpt_dtype_parse(optarg, &opt.dtype) < 0)
-				usage_error(synopsis, "--dtype: %s", ckpt_errmsg());
+				usage_error("--dtype: %s", ckpt_errmsg());
 			break;
 		case OPT_EXCLUDE: ckpt_select_exclude(&opt.sel, optarg); break;
 		case OPT_KEEP_STORAGE: opt.keep_storage = 1; break;
@@ -90,21 +90,21 @@ static void parse_options(int argc, char **argv)
 		case OPT_ONLY: ckpt_select_only(&opt.sel, optarg); break;
 		case OPT_PROGRESS: opt.progress = 1; break;
 		case OPT_TEMPLATE: opt.template = optarg; break;
-		default: common_option(c, synopsis, usage, argv);
+		default: common_option(c, usage, argv);
 		}
 	}
 	if (!opt.out)
-		usage_error(synopsis, "no output given (-o OUT)");
+		usage_error("no output given (-o OUT)");
 	if (optind < argc)
 		opt.flat = argv[optind++];
 	if (optind < argc)
-		usage_error(synopsis, "one FLAT input only ('%s' is a second)", argv[optind]);
+		usage_error("one FLAT input only ('%s' is a second)", argv[optind]);
 	if ((opt.sel.nonly || opt.sel.nexclude) && !opt.template)
-		usage_error(synopsis, "--only and --exclude go with --template");
+		usage_error("--only and --exclude go with --template");
 	if (opt.template && strcmp(opt.template, "-") == 0 && strcmp(opt.flat, "-") == 0)
-		usage_error(synopsis, "the template and FLAT cannot both be standard input");
+		usage_error("the template and FLAT cannot both be standard input");
 	if (opt.manifest && strcmp(opt.manifest, "-") == 0 && strcmp(opt.flat, "-") == 0)
-		usage_error(synopsis, "the manifest and FLAT cannot both be standard input");
+		usage_error("the manifest and FLAT cannot both be standard input");
 }
 
 /* ---- the layout --------------------------------------------------------- */
@@ -274,7 +274,7 @@ int main(int argc, char **argv)
 	ckpt_out *o;
 	void *raw, *conv;
 
-	prog_init(argv[0]);
+	prog_init(argv[0], synopsis);
 	parse_options(argc, argv);
 	if (!(j.in = ckpt_flat_in_open(opt.flat, opt.manifest != NULL)))
 		die_lib();
@@ -313,5 +313,5 @@ int main(int argc, char **argv)
 	ckpt_flat_in_close(j.in);
 	ckpt_close(j.template);
 	ckpt_select_free(&opt.sel);
-	return finish(0);
+	return finish(EXIT_OK);
 }

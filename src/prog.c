@@ -48,16 +48,20 @@ static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 	}
 	put("the file shrank while being read (changed by another program?)\n");
 	ckpt_out_cleanup();
-	_exit(2);
+	_exit(EXIT_TROUBLE);
 }
 
-void prog_init(const char *argv0)
+static const char *prog_synopsis = "[options]";
+
+void prog_init(const char *argv0, const char *synopsis)
 {
 	struct sigaction sa;
 	const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
 
 	if (argv0)
 		progname = slash ? slash + 1 : argv0;
+	if (synopsis)
+		prog_synopsis = synopsis;
 	ckpt_init();
 	ckpt_set_warn(library_warning);
 	memset(&sa, 0, sizeof sa);
@@ -91,7 +95,7 @@ void die(const char *fmt, ...)
 	fflush(stdout);
 	fflush(stderr);
 	ckpt_out_cleanup();
-	_exit(2);
+	_exit(EXIT_TROUBLE);
 }
 
 void die_lib(void)
@@ -116,48 +120,44 @@ void warn_out_of_range(const char *var, size_t n, ckpt_dtype t)
 		     ckpt_dtype_is_float(t) ? "became inf" : "saturated");
 }
 
-void usage_error(const char *synopsis, const char *fmt, ...)
+void usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vmessage(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "usage: %s %s (see %s --help)\n", progname, synopsis,
+	fprintf(stderr, "usage: %s %s (see %s --help)\n", progname, prog_synopsis,
 	        progname);
-	exit(2);
+	exit(EXIT_TROUBLE);
 }
 
-void common_option(int c, const char *synopsis, void (*usage)(void), char **argv)
+void common_option(int c, void (*usage)(void), char **argv)
 {
 	switch (c) {
 	case 'h':
 		usage();
-		exit(finish(0));
+		exit(finish(EXIT_OK));
 	case 'V':
-		printf("%s %s\n", progname, CKPT_VERSION);
-		exit(finish(0));
+		printf("%s (ckpt) %s\n%s\n", progname, CKPT_VERSION, ckpt_versions());
+		exit(finish(EXIT_OK));
 	case ':':
-		usage_error(synopsis, "option '%s' needs a value", argv[optind - 1]);
+		usage_error("option '%s' needs a value", argv[optind - 1]);
 	default:
 		if (optopt)
-			usage_error(synopsis, "unknown option '-%c'", optopt);
-		usage_error(synopsis, "unknown option '%s'", argv[optind - 1]);
+			usage_error("unknown option '-%c'", optopt);
+		usage_error("unknown option '%s'", argv[optind - 1]);
 	}
 }
 
 int scan_count(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
+	int rc = ckpt_scan_u64(s, strlen(s), &v);
 
-	errno = 0;
-	if (*s < '0' || *s > '9')
-		return -1;
-	v = strtoull(s, &end, 10);
-	if (*end)
-		return -1;
-	if (errno == ERANGE || v < min || v > max)
+	if (rc < 0)
+		return rc;
+	if (v < min || v > max)
 		return -2;
 	*out = v;
 	return 0;
@@ -184,9 +184,9 @@ uint64_t parse_count(const char *opt, const char *s, uint64_t min, uint64_t max)
 	int rc = scan_count(s, min, max, &v);
 
 	if (rc == -1)
-		die("%s: '%s' is not a whole number", opt, s);
+		usage_error("%s: '%s' is not a whole number", opt, s);
 	if (rc < 0)
-		die("%s: %s is out of range (%llu to %llu)", opt, s,
+		usage_error("%s: %s is out of range (%llu to %llu)", opt, s,
 		    (unsigned long long)min, (unsigned long long)max);
 	return v;
 }
@@ -198,10 +198,10 @@ double parse_real(const char *opt, const char *s)
 	int rc = scan_real(s, &v);
 
 	if (rc == -2)
-		die("%s: %s is out of the range of a double (about 2.2e-308 to "
-		    "1.8e308 in magnitude)", opt, s);
+		usage_error("%s: %s is out of the range of a double (about 2.2e-308 to "
+		            "1.8e308 in magnitude)", opt, s);
 	if (rc < 0)
-		die("%s: '%s' is not a finite number", opt, s);
+		usage_error("%s: '%s' is not a finite number", opt, s);
 	return v;
 }
 
@@ -212,7 +212,7 @@ int finish(int status)
 	    (fclose(stdout) != 0 && errno != EBADF)) {
 		if (errno != EPIPE)
 			warn("write error on standard output: %s", strerror(errno));
-		return 2;
+		return EXIT_TROUBLE;
 	}
 	return status;
 }

@@ -9,34 +9,42 @@
 
 #include "lib/ckpt.h"
 
+/* Exit statuses, the same in every program (diff(1)'s): */
+enum {
+	EXIT_OK = 0,        /* success; for ckpt-diff, no differences */
+	EXIT_DIFFER = 1,    /* ckpt-diff: differences found */
+	EXIT_TROUBLE = 2,   /* misuse, unreadable input, I/O error */
+};
+
 extern const char *progname;
 
-/* Set the program name and initialise the library. */
-void prog_init(const char *argv0);
+/* Set the program name and its usage synopsis ("[options] FILE..."), and
+ * initialise the library. */
+void prog_init(const char *argv0, const char *synopsis);
 
-/* "prog: message" on stderr, then exit 2. */
-_Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "prog: message" on stderr, then exit EXIT_TROUBLE. */
+_Noreturn void die(const char *fmt, ...) CKPT_PRINTF(1, 2);
 /* die() with the library's last message. */
 _Noreturn void die_lib(void);
-void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warn(const char *fmt, ...) CKPT_PRINTF(1, 2);
 
 /* "variable 'v': N values out of the range of T (became inf|saturated)",
  * unless n is 0. */
 void warn_out_of_range(const char *var, size_t n, ckpt_dtype t);
 
-/* Misuse: "prog: message", then the program's short usage line, exit 2. */
-_Noreturn void usage_error(const char *synopsis, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* Misuse (a bad option, a bad option value, a missing argument):
+ * "prog: message", then the program's short usage line, exit EXIT_TROUBLE. */
+_Noreturn void usage_error(const char *fmt, ...) CKPT_PRINTF(1, 2);
 
 /* The options every program has, and misuse: call it from the default
  * case of the getopt_long loop (optstring starting with ':'), with c as
  * getopt returned it.  -h/--help and -V/--version print and exit 0; a
- * missing value or an unknown option is a usage error. */
-_Noreturn void common_option(int c, const char *synopsis, void (*usage)(void),
-                             char **argv);
+ * missing value or an unknown option is a usage error.  --version prints
+ * "prog (ckpt) VERSION" and the format libraries in use, GNU style. */
+_Noreturn void common_option(int c, void (*usage)(void), char **argv);
 
 /* Strict parsers for option values: the whole string must be a number in
- * range; otherwise they die naming the option. */
+ * range; otherwise a usage error naming the option. */
 uint64_t parse_count(const char *opt, const char *s, uint64_t min, uint64_t max);
 double parse_real(const char *opt, const char *s);
 
@@ -47,7 +55,8 @@ int scan_count(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int scan_real(const char *s, double *out);
 
 /* Flush and close stdout; a write error (full disk, closed pipe) is
- * reported and turns status into 2.  Returns the status to exit with. */
+ * reported and turns status into EXIT_TROUBLE.  Returns the status to exit
+ * with. */
 int finish(int status);
 
 /* s as a JSON string, quoted and escaped; bytes that are not UTF-8 (which

@@ -6,6 +6,10 @@
 
 #define CKPT_VERSION "0.1.0"
 
+/* The format and container libraries in use, for --version:
+ * "HDF5 1.10.8, libarchive 3.6.2". */
+const char *ckpt_versions(void);
+
 #include "err.h"
 #include "dtype.h"
 #include "file.h"

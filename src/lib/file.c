@@ -51,28 +51,26 @@ int ckpt_fd_is_hdf5(int fd, uint64_t size)
 	return 0;
 }
 
-int ckpt_read_stream(int fd, void **buf, size_t *size)
+int ckpt_read_all(ptrdiff_t (*read_some)(void *from, void *buf, size_t n), void *from,
+                  void **buf, size_t *size)
 {
 	size_t cap = 1 << 16, len = 0;
 	char *p = malloc(cap), *np;
-	ssize_t n;
+	ptrdiff_t n;
 
 	if (!p)
-		return -1;
+		return -2;
 	for (;;) {
 		if (len == cap) {
 			if (!(np = realloc(p, cap *= 2))) {
 				free(p);
-				return -1;
+				return -2;
 			}
 			p = np;
 		}
-		n = read(fd, p + len, cap - len);
-		if (n == 0)
+		if ((n = read_some(from, p + len, cap - len)) == 0)
 			break;
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
 			free(p);
 			return -1;
 		}
@@ -81,6 +79,24 @@ int ckpt_read_stream(int fd, void **buf, size_t *size)
 	*buf = p;
 	*size = len;
 	return 0;
+}
+
+static ptrdiff_t read_fd(void *from, void *buf, size_t n)
+{
+	ssize_t got;
+
+	while ((got = read(*(int *)from, buf, n)) < 0 && errno == EINTR)
+		;
+	return got;
+}
+
+int ckpt_read_stream(int fd, void **buf, size_t *size)
+{
+	int rc = ckpt_read_all(read_fd, &fd, buf, size);
+
+	if (rc == -2)
+		errno = ENOMEM;
+	return rc < 0 ? -1 : 0;
 }
 
 /* ---- listing ------------------------------------------------------------ */

@@ -96,6 +96,13 @@ int ckpt_same_shape(const ckpt_var *a, const ckpt_var *b);
 int ckpt_image_is_hdf5(const void *image, size_t size);
 int ckpt_fd_is_hdf5(int fd, uint64_t size);
 
+/* Everything read_some(from, buf, n) gives (bytes read, 0 at the end, -1
+ * on an error, which it reports) in one malloc'd buffer: 0, -1 after a
+ * read error, -2 when out of memory.  What every read-it-all (standard
+ * input, archive members) goes through. */
+int ckpt_read_all(ptrdiff_t (*read_some)(void *from, void *buf, size_t n), void *from,
+                  void **buf, size_t *size);
+
 /* Read all of a stream into memory (for "-"); returns 0 or -1 with errno. */
 int ckpt_read_stream(int fd, void **buf, size_t *size);
 

@@ -2,6 +2,7 @@
 #include "flat.h"
 #include "err.h"
 #include "fmt.h"
+#include "header.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -66,87 +67,38 @@ static int add_entry(ckpt_flat *m, char *name, ckpt_dtype t, int rank,
 	return 0;
 }
 
-/* Which two entries of m cannot both be variables of one file (the same
- * name, or one inside the other), as ckpt_names_clash() says. */
-static int entries_clash(const ckpt_flat *m, size_t *a, size_t *b)
-{
-	const char **names = malloc((m->n ? m->n : 1) * sizeof *names);
-	int kind;
-
-	if (!names)
-		return ckpt_seterr("out of memory");
-	for (size_t i = 0; i < m->n; i++)
-		names[i] = m->e[i].name;
-	kind = ckpt_names_clash(names, m->n, a, b);
-	free(names);
-	return kind;
-}
-
 static int name_ok(const char *name);
-
-/* The names the options made must be able to live in one file. */
-static int mapped_names_fit(ckpt_flat *m, const char *file)
-{
-	const ckpt_flat_entry *a, *b;
-	size_t i, k;
-	int kind = entries_clash(m, &i, &k);
-
-	if (kind == CKPT_NAMES_OK)
-		return 0;
-	a = &m->e[i];
-	b = &m->e[k];
-	if (kind == CKPT_NAMES_TWICE)
-		ckpt_seterr("%s: variables '%s' and '%s' would both be called '%s': "
-		            "check --strip-prefix, --add-prefix and --rename", file,
-		            a->var->name, b->var->name, a->name);
-	else if (kind == CKPT_NAMES_NESTED)
-		ckpt_seterr("%s: variable '%s' would be called '%s', inside variable "
-		            "'%s'%s%s%s, which cannot also be a group: check --strip-prefix, "
-		            "--add-prefix and --rename", file, b->var->name, b->name,
-		            a->var->name, strcmp(a->var->name, a->name) ? " (called '" : "",
-		            strcmp(a->var->name, a->name) ? a->name : "",
-		            strcmp(a->var->name, a->name) ? "')" : "");
-	ckpt_flat_free(m);
-	return -1;
-}
 
 int ckpt_flat_of_file(ckpt_flat *m, const ckpt_file *f, const ckpt_select *sel)
 {
-	ckpt_flat_init(m);
-	for (size_t i = 0; i < f->nvars; i++) {
-		const ckpt_var *v = &f->vars[i];
-		char *name;
+	char **names = ckpt_select_names(sel, f, 1);
+	int rc = 0;
 
-		if (v->dtype == CKPT_OTHER)
+	ckpt_flat_init(m);
+	if (!names)
+		return -1;
+	for (size_t i = 0; i < f->nvars && rc == 0; i++) {
+		const ckpt_var *v = &f->vars[i];
+		char *name = names[i];
+
+		if (!name)
 			continue;
-		if (!(name = sel ? ckpt_select_map(sel, v->name) : strdup(v->name))) {
-			ckpt_flat_free(m);
-			return ckpt_seterr("out of memory");
-		}
-		if (sel && !ckpt_select_match(sel, name)) {
-			free(name);
-			continue;
-		}
+		names[i] = NULL; /* the entry's from here on (add_entry frees it on failure) */
 		if (!name_ok(name)) { /* a manifest could not name it */
-			ckpt_seterr("%s: variable '%s' would be called '%s', which is not "
-			            "a variable name (empty, absolute, or with '.' or '..' "
-			            "parts): check --strip-prefix and --add-prefix",
-			            f->name, v->name, name);
+			rc = ckpt_seterr("%s: variable '%s' would be called '%s', which is "
+			                 "not a variable name (empty, absolute, or with '.' or "
+			                 "'..' parts): check --strip-prefix and --add-prefix",
+			                 f->name, v->name, name);
 			free(name);
-			ckpt_flat_free(m);
-			return -1;
+		} else if ((rc = add_entry(m, name, v->dtype, v->rank, v->dims, v->nelems)) == 0) {
+			m->e[m->n - 1].var = v;
+			m->dtype = m->n == 1 || m->dtype == v->dtype ? v->dtype : CKPT_OTHER;
 		}
-		if (add_entry(m, name, v->dtype, v->rank, v->dims, v->nelems) < 0) {
-			ckpt_flat_free(m);
-			return -1;
-		}
-		m->e[m->n - 1].var = v;
-		if (m->n == 1)
-			m->dtype = v->dtype;
-		else if (m->dtype != v->dtype)
-			m->dtype = CKPT_OTHER;
 	}
-	return mapped_names_fit(m, f->name);
+	ckpt_select_names_free(names, f->nvars);
+	if (rc < 0)
+		ckpt_flat_free(m);
+	return rc;
 }
 
 uint64_t ckpt_flat_bytes(const ckpt_flat *m)
@@ -360,51 +312,47 @@ static size_t split_fields(const char *line, size_t len, const char **f,
 	return n;
 }
 
+/* A header value as a string, when it fits size. */
+static const char *header_value(const ckpt_header *h, const char *key, char *buf,
+                                size_t size)
+{
+	size_t vl;
+	const char *v = ckpt_header_get(h, key, &vl);
+
+	if (!v || vl >= size)
+		return NULL;
+	memcpy(buf, v, vl);
+	buf[vl] = 0;
+	return buf;
+}
+
 static int parse_header(ckpt_flat *m, const char *line, size_t len, const char *what)
 {
-	const char *f[16];
-	size_t fl[16], n = split_fields(line, len, f, fl, 16);
-	uint64_t version, count = 0;
-	int have = 0;
+	ckpt_header h;
+	char dtype[32], order[32], count[32];
+	int rc = ckpt_header_parse(line, len, "flat", &h);
 
-	if (n < 2 || fl[0] != 10 || memcmp(f[0], "#ckpt-flat", 10) != 0)
+	if (rc == CKPT_HEADER_OTHER)
 		return ckpt_seterr("%s: not a ckpt-flat manifest (its first line does "
 		                   "not start with '#ckpt-flat')", what);
-	if (ckpt_scan_u64(f[1], fl[1], &version) < 0)
-		return ckpt_seterr("%s: line 1: bad version '%.*s'", what, (int)fl[1], f[1]);
-	if (version != CKPT_FLAT_VERSION)
+	if (rc == CKPT_HEADER_BAD_VERSION)
+		return ckpt_seterr("%s: line 1: bad version", what);
+	if (h.version != CKPT_FLAT_VERSION)
 		return ckpt_seterr("%s: manifest format %" PRIu64 " is not one this "
-		                   "program reads (%d)", what, version, CKPT_FLAT_VERSION);
-	for (size_t i = 2; i < n && i < 16; i++) {
-		char key[16], val[32];
-		const char *eq = memchr(f[i], '=', fl[i]);
-		size_t kl = eq ? (size_t)(eq - f[i]) : 0, vl = eq ? fl[i] - kl - 1 : 0;
-
-		if (!eq || kl >= sizeof key || vl >= sizeof val)
-			continue; /* not ours: later versions may add fields */
-		memcpy(key, f[i], kl);
-		key[kl] = 0;
-		memcpy(val, eq + 1, vl);
-		val[vl] = 0;
-		if (strcmp(key, "dtype") == 0) {
-			if (ckpt_dtype_parse(val, &m->dtype) < 0)
-				return ckpt_seterr("%s: line 1: unknown dtype '%s'", what, val);
-			have |= 1;
-		} else if (strcmp(key, "byteorder") == 0) {
-			if (strcmp(val, "little") != 0 && strcmp(val, "big") != 0)
-				return ckpt_seterr("%s: line 1: byteorder is '%s', not little "
-				                   "or big", what, val);
-			m->big_endian = val[0] == 'b';
-			have |= 2;
-		} else if (strcmp(key, "count") == 0) {
-			if (ckpt_scan_u64(val, vl, &count) < 0)
-				return ckpt_seterr("%s: line 1: bad count '%s'", what, val);
-			have |= 4;
-		}
-	}
-	if (have != 7)
+		                   "program reads (%d)", what, h.version, CKPT_FLAT_VERSION);
+	if (!header_value(&h, "dtype", dtype, sizeof dtype) ||
+	    !header_value(&h, "byteorder", order, sizeof order) ||
+	    !header_value(&h, "count", count, sizeof count))
 		return ckpt_seterr("%s: line 1: needs dtype=, byteorder= and count=", what);
-	m->count = count; /* checked against the lines at the end */
+	if (ckpt_dtype_parse(dtype, &m->dtype) < 0)
+		return ckpt_seterr("%s: line 1: unknown dtype '%s'", what, dtype);
+	if (strcmp(order, "little") != 0 && strcmp(order, "big") != 0)
+		return ckpt_seterr("%s: line 1: byteorder is '%s', not little or big", what,
+		                   order);
+	m->big_endian = order[0] == 'b';
+	/* checked against the lines at the end */
+	if (ckpt_scan_u64(count, strlen(count), &m->count) < 0)
+		return ckpt_seterr("%s: line 1: bad count '%s'", what, count);
 	return 0;
 }
 
@@ -471,6 +419,22 @@ static int parse_line(ckpt_flat *m, const char *line, size_t len, const char *wh
 	if (add_entry(m, name, t, rank, dims, count) < 0)
 		return ckpt_seterr("%s: line %zu: %s", what, lineno, ckpt_errmsg());
 	return 0;
+}
+
+/* Which two entries of m cannot both be variables of one file (the same
+ * name, or one inside the other), as ckpt_names_clash() says. */
+static int entries_clash(const ckpt_flat *m, size_t *a, size_t *b)
+{
+	const char **names = malloc((m->n ? m->n : 1) * sizeof *names);
+	int kind;
+
+	if (!names)
+		return ckpt_seterr("out of memory");
+	for (size_t i = 0; i < m->n; i++)
+		names[i] = m->e[i].name;
+	kind = ckpt_names_clash(names, m->n, a, b);
+	free(names);
+	return kind;
 }
 
 /* Every line after the header names a variable: entry i is on line i + 2. */

@@ -71,16 +71,20 @@ char *ckpt_fmt_elem(ckpt_dtype t, const void *buf, size_t i, char *out)
 int ckpt_scan_u64(const char *s, size_t len, uint64_t *out)
 {
 	uint64_t v = 0;
+	int over = 0;
 
-	if (len == 0 || len > 20)
+	if (len == 0)
 		return -1;
 	for (size_t i = 0; i < len; i++) {
 		unsigned d = (unsigned)(s[i] - '0');
 
-		if (d > 9 || v > (UINT64_MAX - d) / 10)
+		if (d > 9)
 			return -1;
+		over |= v > (UINT64_MAX - d) / 10;
 		v = v * 10 + d;
 	}
+	if (over)
+		return -2;
 	*out = v;
 	return 0;
 }

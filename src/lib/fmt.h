@@ -18,8 +18,9 @@ char *ckpt_fmt_elem(ckpt_dtype t, const void *buf, size_t i, char *out);
  * or CKPT_F64 for statistics). */
 char *ckpt_fmt_double(double v, ckpt_dtype t, char *out);
 
-/* The other way: len bytes at s, all decimal digits, as a number up to
- * UINT64_MAX (no sign, no spaces); 0, or -1 for anything else. */
+/* The other way, the one whole-number parser of the toolkit (option values
+ * too): len bytes at s, all decimal digits (no sign, no spaces), as a
+ * number; 0, -2 when the digits exceed UINT64_MAX, -1 for anything else. */
 int ckpt_scan_u64(const char *s, size_t len, uint64_t *out);
 
 #endif

@@ -45,35 +45,20 @@ static int append(ckpt_file ***files, size_t *n, ckpt_file *f)
 }
 
 /* Read the current member whole into memory. */
+static ptrdiff_t read_archive(void *from, void *buf, size_t n)
+{
+	return archive_read_data(from, buf, n);
+}
+
 static int read_member(struct archive *a, const char *name, void **buf, size_t *size)
 {
-	size_t cap = 1 << 16, len = 0;
-	char *p = malloc(cap), *np;
-	la_ssize_t got;
+	int rc = ckpt_read_all(read_archive, a, buf, size);
 
-	if (!p)
+	if (rc == -2)
 		return ckpt_seterr("%s: out of memory", name);
-	for (;;) {
-		if (len == cap) {
-			if (!(np = realloc(p, cap *= 2))) {
-				free(p);
-				return ckpt_seterr("%s: out of memory", name);
-			}
-			p = np;
-		}
-		got = archive_read_data(a, p + len, cap - len);
-		if (got == 0)
-			break;
-		if (got < 0) {
-			ckpt_seterr("%s: damaged archive member (%s)", name,
-			            archive_error_string(a));
-			free(p);
-			return -1;
-		}
-		len += (size_t)got;
-	}
-	*buf = p;
-	*size = len;
+	if (rc < 0)
+		return ckpt_seterr("%s: damaged archive member (%s)", name,
+		                   archive_error_string(a));
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* select.c - shared name selection and mapping. */
 #include "select.h"
 #include "err.h"
+#include "file.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
@@ -174,4 +175,70 @@ int ckpt_names_clash(const char *const *names, size_t n, size_t *first, size_t *
 	}
 	free(s);
 	return kind;
+}
+
+/* ---- a checkpoint's variables under their mapped names ----------------- */
+
+/* The message for two selected variables, a and b (positions in f), whose
+ * names (the same, or b's inside a's) cannot both be in one file. */
+static int refuse_clash(const ckpt_file *f, int kind, size_t a, size_t b,
+                        char *const *names)
+{
+	const char *an = f->vars[a].name, *bn = f->vars[b].name;
+	int renamed = strcmp(an, names[a]) != 0;
+
+	if (kind == CKPT_NAMES_TWICE)
+		return ckpt_seterr("%s: variables '%s' and '%s' would both be called '%s': "
+		                   "check --strip-prefix, --add-prefix and --rename",
+		                   f->name, an, bn, names[a]);
+	return ckpt_seterr("%s: variable '%s' would be called '%s', inside variable "
+	                   "'%s'%s%s%s, which cannot also be a group: check "
+	                   "--strip-prefix, --add-prefix and --rename", f->name, bn,
+	                   names[b], an, renamed ? " (called '" : "",
+	                   renamed ? names[a] : "", renamed ? "')" : "");
+}
+
+void ckpt_select_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+char **ckpt_select_names(const ckpt_select *s, const ckpt_file *f, int numeric_only)
+{
+	char **names = calloc(f->nvars + 1, sizeof *names);
+	const char **sel = malloc((f->nvars + 1) * sizeof *sel);
+	size_t *at = malloc((f->nvars + 1) * sizeof *at), n = 0, x, y;
+	int kind = -1;
+
+	if (!names || !sel || !at)
+		goto oom;
+	for (size_t i = 0; i < f->nvars; i++) {
+		if (numeric_only && f->vars[i].dtype == CKPT_OTHER)
+			continue;
+		if (!(names[i] = s ? ckpt_select_map(s, f->vars[i].name) : strdup(f->vars[i].name)))
+			goto oom;
+		if (s && !ckpt_select_match(s, names[i])) {
+			free(names[i]);
+			names[i] = NULL;
+			continue;
+		}
+		at[n] = i;
+		sel[n++] = names[i];
+	}
+	if ((kind = ckpt_names_clash(sel, n, &x, &y)) > 0)
+		refuse_clash(f, kind, at[x], at[y], names);
+	free(sel);
+	free(at);
+	if (kind == CKPT_NAMES_OK)
+		return names;
+	ckpt_select_names_free(names, f->nvars);
+	return NULL;
+oom:
+	ckpt_seterr("%s: out of memory", f->name);
+	free(sel);
+	free(at);
+	ckpt_select_names_free(names, f->nvars);
+	return NULL;
 }

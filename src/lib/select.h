@@ -48,4 +48,17 @@ int ckpt_select_match(const ckpt_select *s, const char *mapped);
 enum { CKPT_NAMES_OK, CKPT_NAMES_TWICE, CKPT_NAMES_NESTED };
 int ckpt_names_clash(const char *const *names, size_t n, size_t *first, size_t *second);
 
+struct ckpt_file;
+
+/* The names the options give the variables of f, indexed as f->vars
+ * (n = f->nvars): NULL for a variable s does not select, and with
+ * numeric_only for one that is not numeric.  s NULL selects all under
+ * their own names.  A mapping that folds two selected variables onto one
+ * name, or puts one inside another (which would have to be a group), is
+ * refused with a message naming the file and both variables.  NULL on
+ * failure; free with ckpt_select_names_free(names, f->nvars). */
+char **ckpt_select_names(const ckpt_select *s, const struct ckpt_file *f,
+                         int numeric_only);
+void ckpt_select_names_free(char **names, size_t n);
+
 #endif

@@ -3,6 +3,7 @@
 #include "err.h"
 #include "refs.h"
 #include "flat.h"
+#include "header.h"
 #include "fmt.h"
 #include "out.h"
 #include "h5.h"
@@ -162,28 +163,26 @@ static int parse_size(const char *s, size_t len, size_t *out)
 	return 0;
 }
 
+/* A header value that is a whole number fitting a size_t. */
+static int header_size(const ckpt_header *h, const char *key, size_t *out)
+{
+	size_t vl;
+	const char *v = ckpt_header_get(h, key, &vl);
+
+	return v ? parse_size(v, vl, out) : -1;
+}
+
 static int parse_header(ckpt_shard_info *info, const char *line, size_t len,
                         const char *what)
 {
-	int have = 0;
-	const char *p = line, *end = line + len;
+	ckpt_header h;
 
-	if (len < 14 || memcmp(line, "#ckpt-shard\t1\t", 14) != 0)
+	if (ckpt_header_parse(line, len, "shard", &h) != CKPT_HEADER_OK || h.version != 1)
 		return ckpt_seterr("%s: its %s attribute is not one this program reads",
 		                   what, CKPT_SHARD_ATTR);
-	for (p += 14; p < end;) {
-		const char *tab = memchr(p, '\t', (size_t)(end - p)), *f_end = tab ? tab : end;
-		size_t fl = (size_t)(f_end - p);
-
-		if (fl > 6 && memcmp(p, "index=", 6) == 0 &&
-		    parse_size(p + 6, fl - 6, &info->index) == 0)
-			have |= 1;
-		else if (fl > 6 && memcmp(p, "count=", 6) == 0 &&
-		         parse_size(p + 6, fl - 6, &info->count) == 0)
-			have |= 2;
-		p = f_end + (tab != NULL);
-	}
-	if (have != 3 || info->count == 0 || info->index >= info->count)
+	if (header_size(&h, "index", &info->index) < 0 ||
+	    header_size(&h, "count", &info->count) < 0 || info->count == 0 ||
+	    info->index >= info->count)
 		return ckpt_seterr("%s: its %s attribute has no valid index= and count=",
 		                   what, CKPT_SHARD_ATTR);
 	return 0;

@@ -57,12 +57,42 @@ static void elements(void **state)
 	assert_string_equal(ckpt_fmt_elem(CKPT_F16, &h, 0, b), "1");
 }
 
+static int scan(const char *s, uint64_t *v)
+{
+	return ckpt_scan_u64(s, strlen(s), v);
+}
+
+static void reads_whole_numbers_and_tells_too_large_from_not_a_number(void **state)
+{
+	uint64_t v = 7;
+
+	(void)state;
+	assert_int_equal(scan("0", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(scan("18446744073709551615", &v), 0);
+	assert_int_equal(v, UINT64_MAX);
+	assert_int_equal(scan("000000000000000000000042", &v), 0); /* 24 digits */
+	assert_int_equal(v, 42);
+	assert_int_equal(scan("18446744073709551616", &v), -2);
+	assert_int_equal(scan("99999999999999999999999", &v), -2);
+	assert_int_equal(v, 42); /* untouched on failure */
+	assert_int_equal(scan("", &v), -1);
+	assert_int_equal(scan("-1", &v), -1);
+	assert_int_equal(scan("+1", &v), -1);
+	assert_int_equal(scan(" 1", &v), -1);
+	assert_int_equal(scan("1e3", &v), -1);
+	assert_int_equal(scan("99999999999999999999x", &v), -1);
+	assert_int_equal(ckpt_scan_u64("12x", 2, &v), 0); /* only len bytes */
+	assert_int_equal(v, 12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(shortest),
 		cmocka_unit_test(every_f16_roundtrips),
 		cmocka_unit_test(elements),
+		cmocka_unit_test(reads_whole_numbers_and_tells_too_large_from_not_a_number),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

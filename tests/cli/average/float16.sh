@@ -13,4 +13,4 @@ run ckpt-read e.h5
 expect_out '^float16 +float32 '
 expect_out '^bfloat16 +bfloat16 '
 run ckpt-average --dtype f17 -o x.h5 "$FIX/dtypes.h5"
-expect_error ckpt-average "--dtype: unknown dtype 'f17'"
+expect_usage_error ckpt-average "--dtype: unknown dtype 'f17'"

@@ -3,4 +3,4 @@ expect_status 0
 expect_out '^usage: ckpt-average '
 expect_out '--no-normalize'
 run ckpt-average --version
-expect_out '^ckpt-average [0-9]'
+expect_out '^ckpt-average \(ckpt\) [0-9]+\.[0-9]+'

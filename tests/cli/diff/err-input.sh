@@ -8,7 +8,7 @@ run ckpt-diff t.txt a.h5
 expect_error ckpt-diff "t.txt: not an HDF5 file"
 for args in "--atol -1" "--atol x" "--rtol nan" "--ulps -3" "--ulps 1.5" "-n x"; do
 	run ckpt-diff $args a.h5 a.h5
-	expect_error ckpt-diff "^ckpt-diff: (--|-n)"
+	expect_usage_error ckpt-diff "^ckpt-diff: (--|-n)"
 done
 run ckpt-diff a.h5
 expect_usage_error ckpt-diff "two checkpoints are needed"

@@ -32,7 +32,7 @@ expect_error ckpt-unflatten "nest2.tsv: line 2: variable 'w/x' lies inside varia
 expect_no_file u.h5
 
 run ckpt-merge --add --rename 'g/x=w/y' -o m.h5 a.h5 a.h5
-expect_error ckpt-merge "a.h5: after the name options, 'w/y' \(from 'g/x'\) lies inside variable 'w' \(from 'w'\)"
+expect_error ckpt-merge "a.h5: variable 'g/x' would be called 'w/y', inside variable 'w', which cannot also be a group"
 run ckpt-merge --add --rename 'x/w2/a=w/a' --only w/a -o m.h5 a.h5 wx.h5
 expect_error ckpt-merge "wx.h5: variable 'x/w2/a' cannot be added as 'w/a': inside variable 'w' \(of a.h5\)"
 run ckpt-merge --add --rename 'w2=g' --only g -o m.h5 a.h5 wx.h5

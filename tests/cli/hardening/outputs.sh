@@ -20,11 +20,11 @@ run sh -c 'ckpt-diff -q "$1" "$1" >&-' sh "$FIX/order.h5"
 expect_status 0
 # empty weights name their position
 run ckpt-average -w 1,,1 -o w.h5 "$FIX/order.h5" "$FIX/order.h5" "$FIX/order.h5"
-expect_error ckpt-average '-w: weight 2 is empty'
+expect_usage_error ckpt-average '-w: weight 2 is empty'
 run ckpt-average -w ,1 -o w.h5 "$FIX/order.h5" "$FIX/order.h5"
-expect_error ckpt-average '-w: weight 1 is empty'
+expect_usage_error ckpt-average '-w: weight 1 is empty'
 run ckpt-average -w 1e-400,1 -o w.h5 "$FIX/order.h5" "$FIX/order.h5"
-expect_error ckpt-average '-w: 1e-400 is out of the range of a double'
+expect_usage_error ckpt-average '-w: 1e-400 is out of the range of a double'
 # a name with a newline: one line, escaped
 run ckpt-read "$(printf 'no\nsuch.h5')"
 expect_error ckpt-read 'no\\nsuch.h5: No such file'

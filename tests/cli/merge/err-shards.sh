@@ -19,7 +19,7 @@ run ckpt-merge --join -o j.h5 s0.h5 s1x.h5 s2.h5
 expect_error ckpt-merge 's1x.h5: has 3 variables, shard 1 of 3 holds 2'
 expect_no_file j.h5
 run ckpt-merge --split 0 -o 'x%d.h5' m.h5
-expect_error ckpt-merge '--split: 0 is out of range'
+expect_usage_error ckpt-merge '--split: 0 is out of range'
 run ckpt-merge --split 2 -o 'x.h5' m.h5
 expect_usage_error ckpt-merge 'needs exactly one %d'
 run ckpt-merge --split 2 -o 'x%d%s.h5' m.h5

@@ -60,7 +60,7 @@ ckpt-flatten -o r2.bin r2.h5 && ckpt-flatten -o d1.bin d1.h5
 cmp -s r2.bin d1.bin || fail "glob rename"
 # two names mapped onto one
 run ckpt-merge --rename 'g00/w0=g01/w1' --only 'g0[01]/*' -o x.h5 base.h5 three.h5
-expect_error ckpt-merge "three.h5: the name options map 'g00/w0' and 'g01/w1' onto one name, 'g01/w1'"
+expect_error ckpt-merge "three.h5: variables 'g00/w0' and 'g01/w1' would both be called 'g01/w1'"
 expect_no_file x.h5
 # in place, and through pipes
 cp base.h5 inplace.h5

@@ -6,4 +6,4 @@ expect_out '^usage: ckpt-read '
 expect_out '--stats'
 run ckpt-read --version
 expect_status 0
-expect_out '^ckpt-read [0-9]+\.[0-9]+'
+expect_out '^ckpt-read \(ckpt\) [0-9]+\.[0-9]+'

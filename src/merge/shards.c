@@ -1,0 +1,105 @@
+/* shards.c - ckpt-merge --split and --join: a checkpoint as K shards, and
+ * back. */
+#include "merge/merge.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const struct merge_options *opt;
+
+/* ---- shards ------------------------------------------------------------- */
+
+struct split_job {
+	const size_t *owner;
+	size_t shard;
+	const ckpt_file *in;
+};
+
+static ckpt_copy_action mine(const ckpt_var *v, ckpt_copy_spec *spec, void *user)
+{
+	const struct split_job *j = user;
+
+	(void)spec;
+	return j->owner[v - j->in->vars] == j->shard ? CKPT_COPY_WHOLE : CKPT_COPY_SKIP;
+}
+
+int split_mode(const struct merge_options *options, int argc, char **argv)
+{
+	ckpt_file **in = NULL;
+	size_t nin = 0, k = options->split, *owner;
+	ckpt_out **o;
+
+	(void)argc;
+	opt = options;
+	if (ckpt_open_inputs(argv[0], &in, &nin) < 0)
+		die_lib();
+	if (nin != 1)
+		die("%s: holds %zu checkpoints; --split takes one", argv[0], nin);
+	if (!(owner = calloc(in[0]->nvars + 1, sizeof *owner)) || !(o = calloc(k, sizeof *o)))
+		die("out of memory");
+	if (ckpt_shard_assign(in[0], k, opt->by, owner) < 0)
+		die_lib();
+	for (size_t s = 0; s < k; s++) {
+		struct split_job j = {owner, s, in[0]};
+		char name[4096], *text;
+
+		snprintf(name, sizeof name, opt->out, (int)s);
+		if (opt->dry_run) {
+			for (size_t i = 0; i < in[0]->nvars; i++)
+				if (owner[i] == s)
+					printf("%s\t%s\n", in[0]->vars[i].name, name);
+			continue;
+		}
+		if (!(o[s] = ckpt_out_open(name, opt->force, in[0])) ||
+		    ckpt_copy_structure(in[0], o[s], mine, &j) < 0 ||
+		    !(text = ckpt_shard_format(in[0], owner, s, k, opt->by)) ||
+		    ckpt_shard_write_attr(o[s], text) < 0)
+			die_lib();
+		free(text);
+	}
+	for (size_t s = 0; s < k && !opt->dry_run; s++)
+		if (ckpt_out_commit(o[s]) < 0)
+			die_lib();
+	if (!opt->quiet && !opt->dry_run)
+		warn("%s: %zu variables in %zu shards", in[0]->name, in[0]->nvars, k);
+	free(o);
+	free(owner);
+	ckpt_close_inputs(in, nin);
+	return EXIT_OK;
+}
+
+int join_mode(const struct merge_options *options, int argc, char **argv)
+{
+	ckpt_file **sh = NULL;
+	size_t n = 0;
+	ckpt_shard_info *info;
+	ckpt_out *o;
+
+	opt = options;
+	for (int i = 0; i < argc; i++)
+		if (ckpt_open_inputs(argv[i], &sh, &n) < 0)
+			die_lib();
+	if (!(info = calloc(n, sizeof *info)))
+		die("out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (ckpt_shard_read(sh[i], &info[i]) < 0)
+			die_lib();
+	if (ckpt_shard_check(sh, info, n) < 0)
+		die_lib();
+	if (opt->dry_run) {
+		for (size_t i = 0; i < info[0].nvars; i++)
+			printf("%s\t%s\n", info[0].names[i], sh[info[0].owner[i]]->name);
+	} else {
+		if (!(o = ckpt_out_open(opt->out, opt->force, sh[0])) ||
+		    ckpt_shard_join(sh, &info[0], o) < 0 || ckpt_out_commit(o) < 0)
+			die_lib();
+	}
+	if (!opt->quiet && !opt->dry_run)
+		warn("%s: %zu variables from %zu shards", opt->out, info[0].nvars, n);
+	for (size_t i = 0; i < n; i++)
+		ckpt_shard_free(&info[i]);
+	free(info);
+	ckpt_close_inputs(sh, n);
+	return EXIT_OK;
+}
+
