@@ -6,6 +6,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -33,13 +34,19 @@ static void put(const char *s)
 }
 
 /* SIGBUS: a mapped input shrank under us (another program truncated it).
- * One line, the temporary removed, exit 2; async-signal-safe throughout. */
+ * One line, the temporary removed, exit 2; async-signal-safe throughout.
+ * Threads reading the same mapping fault together: one speaks, the others
+ * wait for its _exit(). */
 static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 {
+	static atomic_flag taken = ATOMIC_FLAG_INIT;
 	const char *file = ckpt_mapped_file(si->si_addr);
 	char line[1024];
 
 	(void)sig, (void)ctx;
+	if (atomic_flag_test_and_set(&taken))
+		for (;;)
+			pause();
 	put(progname);
 	put(": ");
 	if (file) {
@@ -82,6 +89,16 @@ static void vmessage(const char *fmt, va_list ap)
 }
 
 
+/* No exit handlers: HDF5's would try to flush a half-written output (on
+ * a full disk it crashes doing so).  Remove it and stop. */
+_Noreturn static void stop(void)
+{
+	fflush(stdout);
+	fflush(stderr);
+	ckpt_out_cleanup();
+	_exit(EXIT_TROUBLE);
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;
@@ -90,12 +107,7 @@ void die(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmessage(fmt, ap);
 	va_end(ap);
-	/* No exit handlers: HDF5's would try to flush a half-written output
-	 * (on a full disk it crashes doing so).  Remove it and stop. */
-	fflush(stdout);
-	fflush(stderr);
-	ckpt_out_cleanup();
-	_exit(EXIT_TROUBLE);
+	stop();
 }
 
 void die_lib(void)
@@ -129,7 +141,7 @@ void usage_error(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "usage: %s %s (see %s --help)\n", progname, prog_synopsis,
 	        progname);
-	exit(EXIT_TROUBLE);
+	stop();
 }
 
 void common_option(int c, void (*usage)(void), char **argv)

@@ -25,6 +25,7 @@ const char *ckpt_versions(void);
 #include "combine.h"
 #include "linear.h"
 #include "flat.h"
+#include "bundle.h"
 #include "shard.h"
 
 #endif

@@ -1,4 +1,6 @@
-/* file.c - open a checkpoint, list its variables in the toolkit's order. */
+/* file.c - opening a checkpoint: a path or standard input, recognised by
+ * its content and handed to its format's backend (HDF5: h5file.c), which
+ * lists the variables; lookups by name. */
 #include "file.h"
 #include "err.h"
 #include "h5.h"
@@ -10,46 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-
-static const unsigned char hdf5_magic[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-
-/* "ustar" at 257: a tar archive.  Its first member's data start at 512, so
- * an HDF5 file stored first would pass for one with a 512-byte user block. */
-static int is_tar(const unsigned char *head, size_t n)
-{
-	return n >= 262 && memcmp(head + 257, "ustar", 5) == 0;
-}
-
-/* The superblock is at 0 or after a user block of 512 * 2^k bytes. */
-int ckpt_image_is_hdf5(const void *image, size_t size)
-{
-	const unsigned char *p = image;
-
-	if (size >= 8 && memcmp(p, hdf5_magic, 8) == 0)
-		return 1;
-	if (is_tar(p, size))
-		return 0;
-	for (size_t off = 512; off + 8 <= size; off *= 2)
-		if (memcmp(p + off, hdf5_magic, 8) == 0)
-			return 1;
-	return 0;
-}
-
-int ckpt_fd_is_hdf5(int fd, uint64_t size)
-{
-	unsigned char head[512], sig[8];
-	ssize_t n = pread(fd, head, sizeof head, 0);
-
-	if (n >= 8 && memcmp(head, hdf5_magic, 8) == 0)
-		return 1;
-	if (n < 8 || is_tar(head, (size_t)n))
-		return 0;
-	for (uint64_t off = 512; off + 8 <= size; off *= 2)
-		if (pread(fd, sig, 8, (off_t)off) == 8 && memcmp(sig, hdf5_magic, 8) == 0)
-			return 1;
-	return 0;
-}
 
 int ckpt_read_all(ptrdiff_t (*read_some)(void *from, void *buf, size_t n), void *from,
                   void **buf, size_t *size)
@@ -99,472 +61,19 @@ int ckpt_read_stream(int fd, void **buf, size_t *size)
 	return rc < 0 ? -1 : 0;
 }
 
-/* ---- listing ------------------------------------------------------------ */
+/* ---- opening ------------------------------------------------------------ */
 
-/* An object with several hard links, by address: met again, it is a
- * further name (a second link to a group may form a cycle, to a dataset
- * would list it twice). */
-struct seen {
-	haddr_t addr;
-	char *path;     /* its first name; NULL: the slot is free */
-	int var;        /* its variable, or -1 */
-};
-
-struct walk {
-	ckpt_file *f;
-	size_t cap, objcap;
-	struct seen *seen; /* open addressing, a power of two slots */
-	size_t nseen, seencap;
-};
-
-static const char *class_name(hid_t type)
+static ckpt_file *new_file(const char *name)
 {
-	switch (H5Tget_class(type)) {
-	case H5T_STRING:
-		return H5Tis_variable_str(type) > 0 ? "vlen-string" : "string";
-	case H5T_COMPOUND: return "compound";
-	case H5T_ARRAY: return "array";
-	case H5T_ENUM: return "enum";
-	case H5T_OPAQUE: return "opaque";
-	case H5T_REFERENCE: return "reference";
-	case H5T_VLEN: return "vlen";
-	case H5T_BITFIELD: return "bitfield";
-	case H5T_TIME: return "time";
-	case H5T_FLOAT: return "float";
-	case H5T_INTEGER: return "int";
-	default: return "unknown";
+	ckpt_file *f = calloc(1, sizeof *f);
+
+	if (!f || !(f->name = strdup(name))) {
+		free(f);
+		ckpt_seterr("%s: out of memory", name);
+		return NULL;
 	}
-}
-
-/* The dtype name, or a kind for what is not numeric: "compound",
- * "float128" (a float format the toolkit does not compute with),
- * "int32(20-bit)" (an integer in fewer bits than it occupies), ... */
-static void describe_type(hid_t type, ckpt_dtype dt, char *buf, size_t size)
-{
-	const char *cls = class_name(type);
-	size_t bits = 8 * H5Tget_size(type);
-
-	if (dt != CKPT_OTHER)
-		snprintf(buf, size, "%s", ckpt_dtype_name(dt));
-	else if (strcmp(cls, "int") == 0 && H5Tget_precision(type) < bits)
-		snprintf(buf, size, "int%u(%u-bit)", (unsigned)bits & 0xffff, /* fits */
-		         (unsigned)H5Tget_precision(type) & 0xffff);
-	else if (strcmp(cls, "float") == 0 || strcmp(cls, "int") == 0)
-		snprintf(buf, size, "%s%zu", cls, bits);
-	else
-		snprintf(buf, size, "%s", cls);
-}
-
-/* Whether obj has the string attribute dtype="bfloat16" (Keras 3's mark). */
-static int marked_bfloat16(hid_t obj)
-{
-	static const char mark[] = "bfloat16";
-	hid_t a, t = -1, mt = -1;
-	char fixed[sizeof mark + 1] = "", *vlen = NULL;
-	int yes = 0;
-
-	if (H5Aexists(obj, "dtype") <= 0 || (a = H5Aopen(obj, "dtype", H5P_DEFAULT)) < 0)
-		return 0;
-	if ((t = H5Aget_type(a)) >= 0 && H5Tget_class(t) == H5T_STRING &&
-	    (mt = H5Tcopy(H5T_C_S1)) >= 0) {
-		H5Tset_cset(mt, H5Tget_cset(t)); /* h5py writes UTF-8 */
-		if (H5Tis_variable_str(t) > 0) {
-			H5Tset_size(mt, H5T_VARIABLE);
-			yes = H5Aread(a, mt, &vlen) >= 0 && vlen && strcmp(vlen, mark) == 0;
-			H5free_memory(vlen);
-		} else if (H5Tget_size(t) <= sizeof mark) {
-			H5Tset_size(mt, sizeof fixed);
-			yes = H5Aread(a, mt, fixed) >= 0 && strcmp(fixed, mark) == 0;
-		}
-	}
-	if (mt >= 0)
-		H5Tclose(mt);
-	if (t >= 0)
-		H5Tclose(t);
-	H5Aclose(a);
-	H5Eclear2(H5E_DEFAULT);
-	return yes;
-}
-
-/* Keras 3 stores a bfloat16 variable as 2-byte opaque data marked with
- * dtype="bfloat16" (h5py has no bfloat16 type); the mark on any other
- * type is not believed. */
-static void keras_bfloat16(const ckpt_file *f, hid_t d, hid_t type, ckpt_var *v)
-{
-	if (!marked_bfloat16(d) || v->dtype == CKPT_BF16)
-		return;
-	if (H5Tget_class(type) == H5T_OPAQUE && H5Tget_size(type) == 2) {
-		v->dtype = CKPT_BF16;
-		snprintf(v->type, sizeof v->type, "%s", ckpt_dtype_name(CKPT_BF16));
-		return;
-	}
-	ckpt_warnf("%s: variable '%s': marked dtype=\"bfloat16\" but stored as %s: "
-	           "read as %s", f->name, v->name, v->type, v->type);
-}
-
-static int describe_dataset(ckpt_file *f, hid_t d, ckpt_var *v, hsize_t nattrs)
-{
-	hid_t type = H5Dget_type(d), space = H5Dget_space(d);
-	hsize_t dims[CKPT_MAX_RANK];
-	int rc = -1;
-
-	if (type < 0 || space < 0) {
-		ckpt_seterr_h5("%s: variable '%s': cannot read its type or shape",
-		               f->name, v->name);
-		goto out;
-	}
-	v->dtype = ckpt_dtype_of(type);
-	describe_type(type, v->dtype, v->type, sizeof v->type);
-	if (nattrs > 0)
-		keras_bfloat16(f, d, type, v);
-	v->elsize = H5Tget_size(type);
-	if (H5Sget_simple_extent_type(space) == H5S_NULL) {
-		v->rank = -1;
-		v->nelems = 0;
-	} else {
-		v->rank = H5Sget_simple_extent_dims(space, dims, NULL);
-		if (v->rank < 0) {
-			ckpt_seterr_h5("%s: variable '%s': cannot read its shape",
-			               f->name, v->name);
-			goto out;
-		}
-		v->nelems = 1;
-		for (int i = 0; i < v->rank; i++) {
-			v->dims[i] = dims[i];
-			if (__builtin_mul_overflow(v->nelems, dims[i], &v->nelems)) {
-				ckpt_seterr("%s: variable '%s': shape overflows 64 bits",
-				            f->name, v->name);
-				goto out;
-			}
-		}
-	}
-	if (__builtin_mul_overflow(v->nelems, (uint64_t)v->elsize, &v->nbytes)) {
-		ckpt_seterr("%s: variable '%s': byte size overflows 64 bits",
-		            f->name, v->name);
-		goto out;
-	}
-	rc = 0;
-out:
-	if (type >= 0)
-		H5Tclose(type);
-	if (space >= 0)
-		H5Sclose(space);
-	return rc;
-}
-
-/* Room for one more element in *arr of n elements (capacity *cap). */
-static int grow(void *arr, size_t *cap, size_t n, size_t elsize)
-{
-	void **p = arr, *np;
-	size_t ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? 2 * *cap : 64;
-	if (!(np = realloc(*p, ncap * elsize)))
-		return -1;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
-
-/* Record an object in walk order; path, target and file are copied. */
-static int add_obj(struct walk *w, ckpt_obj_kind kind, const char *path,
-                   const char *target, const char *file)
-{
-	ckpt_file *f = w->f;
-	ckpt_obj *o;
-
-	if (grow(&f->objs, &w->objcap, f->nobjs, sizeof *f->objs) < 0)
-		return ckpt_seterr("%s: out of memory", f->name);
-	o = &f->objs[f->nobjs];
-	memset(o, 0, sizeof *o);
-	o->kind = kind;
-	o->var = f->nvars;
-	o->target_var = -1;
-	if ((path && !(o->path = strdup(path))) ||
-	    (target && !(o->target = strdup(target))) ||
-	    (file && !(o->file = strdup(file)))) {
-		free(o->path);
-		free(o->target);
-		return ckpt_seterr("%s: out of memory", f->name);
-	}
-	f->nobjs++;
-	return 0;
-}
-
-static int add_variable(struct walk *w, hid_t d, const char *path, hsize_t nattrs)
-{
-	ckpt_file *f = w->f;
-	ckpt_var *v;
-
-	if (grow(&f->vars, &w->cap, f->nvars, sizeof *f->vars) < 0)
-		return ckpt_seterr("%s: out of memory", f->name);
-	if (add_obj(w, CKPT_OBJ_VAR, NULL, NULL, NULL) < 0)
-		return -1;
-	v = &f->vars[f->nvars];
-	memset(v, 0, sizeof *v);
-	if (!(v->name = strdup(path)))
-		return ckpt_seterr("%s: out of memory", f->name);
-	f->nvars++;
-	return describe_dataset(f, d, v, nattrs);
-}
-
-static struct seen *seen_slot(struct seen *tab, size_t cap, haddr_t addr)
-{
-	size_t i = (size_t)((addr * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
-
-	while (tab[i].path && tab[i].addr != addr)
-		i = (i + 1) & (cap - 1);
-	return &tab[i];
-}
-
-/* The slot of the object at addr: its first name when it was met before,
- * else a free slot for it (room is made first). */
-static struct seen *seen_before(struct walk *w, haddr_t addr)
-{
-	if (2 * (w->nseen + 1) > w->seencap) {
-		size_t cap = w->seencap ? 2 * w->seencap : 64;
-		struct seen *tab = calloc(cap, sizeof *tab);
-
-		if (!tab)
-			return NULL;
-		for (size_t i = 0; i < w->seencap; i++)
-			if (w->seen[i].path)
-				*seen_slot(tab, cap, w->seen[i].addr) = w->seen[i];
-		free(w->seen);
-		w->seen = tab;
-		w->seencap = cap;
-	}
-	return seen_slot(w->seen, w->seencap, addr);
-}
-
-static void seen_free(struct walk *w)
-{
-	for (size_t i = 0; i < w->seencap; i++)
-		free(w->seen[i].path);
-	free(w->seen);
-}
-
-/* A further name of an object met before. */
-static int add_hardlink(struct walk *w, const char *path, const struct seen *first)
-{
-	if (add_obj(w, CKPT_OBJ_HARDLINK, path, first->path, NULL) < 0)
-		return -1;
-	w->f->objs[w->f->nobjs - 1].target_var = first->var;
-	return 0;
-}
-
-/* One group being walked: its links, collected first (so that the walk
- * needs no recursion, however deep the groups), and the next to visit. */
-struct frame {
-	hid_t g;
-	char *prefix;     /* path of the group with a trailing '/', or "" */
-	char **names;
-	H5L_info_t *info;
-	size_t n, cap, next;
-};
-
-/* Soft and external links are not followed (the target is listed where
- * it lives, or not at all), but kept so that a copy has them too. */
-static int record_link(struct walk *w, hid_t g, const char *prefix,
-                       const char *link, const H5L_info_t *li)
-{
-	char *target = malloc(li->u.val_size + 1), *path;
-	int rc;
-
-	path = malloc(strlen(prefix) + strlen(link) + 1);
-	if (!target || !path) {
-		free(target);
-		free(path);
-		return ckpt_seterr("%s: out of memory", w->f->name);
-	}
-	sprintf(path, "%s%s", prefix, link);
-	if (H5Lget_val(g, link, target, li->u.val_size + 1, H5P_DEFAULT) < 0) {
-		rc = ckpt_seterr_h5("%s: link '%s': cannot read", w->f->name, path);
-	} else if (li->type == H5L_TYPE_SOFT) {
-		target[li->u.val_size] = 0;
-		rc = add_obj(w, CKPT_OBJ_SOFTLINK, path, target, NULL);
-	} else {
-		const char *file, *obj;
-		unsigned flags;
-
-		if (H5Lunpack_elink_val(target, li->u.val_size, &flags, &file, &obj) < 0)
-			rc = ckpt_seterr_h5("%s: link '%s': cannot read", w->f->name, path);
-		else
-			rc = add_obj(w, CKPT_OBJ_EXTLINK, path, obj, file);
-	}
-	free(target);
-	free(path);
-	return rc;
-}
-
-static herr_t collect_link(hid_t g, const char *link, const H5L_info_t *li,
-                           void *data)
-{
-	struct frame *fr = data;
-
-	(void)g, (void)li;
-	if (grow(&fr->names, &fr->cap, fr->n, sizeof *fr->names) < 0 ||
-	    !(fr->names[fr->n] = strdup(link)))
-		return -1;
-	fr->n++;
-	return 0;
-}
-
-static void frame_free(struct frame *fr)
-{
-	for (size_t i = 0; i < fr->n; i++)
-		free(fr->names[i]);
-	free(fr->names);
-	free(fr->info);
-	free(fr->prefix);
-	if (fr->g >= 0)
-		H5Gclose(fr->g);
-	memset(fr, 0, sizeof *fr);
-	fr->g = -1;
-}
-
-/* The links of group g, in creation order where it is tracked and
- * indexed, else in name order. */
-static int frame_open(struct walk *w, struct frame *fr, hid_t g, const char *prefix)
-{
-	unsigned order = 0;
-	hid_t gcpl = H5Gget_create_plist(g);
-	hsize_t idx = 0;
-	herr_t rc = -1;
-
-	memset(fr, 0, sizeof *fr);
-	fr->g = g;
-	if (!(fr->prefix = strdup(prefix)))
-		return ckpt_seterr("%s: out of memory", w->f->name);
-	if (gcpl >= 0) {
-		H5Pget_link_creation_order(gcpl, &order);
-		H5Pclose(gcpl);
-	}
-	if (order & H5P_CRT_ORDER_INDEXED)
-		rc = H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, collect_link, fr);
-	if (rc < 0) { /* tracked but not indexed: name order */
-		for (size_t i = 0; i < fr->n; i++)
-			free(fr->names[i]);
-		fr->n = 0;
-		idx = 0;
-		rc = H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, collect_link, fr);
-	}
-	if (rc < 0)
-		return ckpt_seterr_h5("%s: group '/%s': cannot list", w->f->name, prefix);
-	if (fr->n && !(fr->info = malloc(fr->n * sizeof *fr->info)))
-		return ckpt_seterr("%s: out of memory", w->f->name);
-	for (size_t i = 0; i < fr->n; i++)
-		if (H5Lget_info(g, fr->names[i], &fr->info[i], H5P_DEFAULT) < 0)
-			return ckpt_seterr_h5("%s: '%s%s': cannot read the link", w->f->name,
-			                      prefix, fr->names[i]);
-	return 0;
-}
-
-/* Visit one link of a group: record what it is; a group met for the first
- * time is returned in *sub (open) to be walked next, else -1. */
-static int visit_link(struct walk *w, const struct frame *fr, size_t i, hid_t *sub)
-{
-	const char *link = fr->names[i];
-	const H5L_info_t *li = &fr->info[i];
-	H5O_info_t oi;
-	char *path = NULL;
-	struct seen *first = NULL;
-	hid_t obj;
-	int rc = 0;
-
-	*sub = -1;
-	if (li->type == H5L_TYPE_SOFT || li->type == H5L_TYPE_EXTERNAL)
-		return record_link(w, fr->g, fr->prefix, link, li);
-	if (li->type != H5L_TYPE_HARD)
-		return 0; /* user-defined link classes: nothing to follow or copy */
-	/* One name lookup per object: open it, then ask what it is. */
-	if ((obj = H5Oopen(fr->g, link, H5P_DEFAULT)) < 0 ||
-	    H5Oget_info2(obj, &oi, H5O_INFO_BASIC | H5O_INFO_NUM_ATTRS) < 0) {
-		rc = ckpt_seterr_h5("%s: '%s%s': cannot open", w->f->name, fr->prefix, link);
-		goto out;
-	}
-	if (oi.type != H5O_TYPE_DATASET && oi.type != H5O_TYPE_GROUP &&
-	    oi.type != H5O_TYPE_NAMED_DATATYPE)
-		goto out;
-	if (!(path = malloc(strlen(fr->prefix) + strlen(link) + 2))) {
-		rc = ckpt_seterr("%s: out of memory", w->f->name);
-		goto out;
-	}
-	sprintf(path, "%s%s", fr->prefix, link);
-	/* Only an object with several hard links can be met again. */
-	if (oi.rc > 1) {
-		if (!(first = seen_before(w, oi.addr))) {
-			rc = ckpt_seterr("%s: out of memory", w->f->name);
-			goto out;
-		}
-		if (first->path) {
-			rc = add_hardlink(w, path, first);
-			goto out;
-		}
-		first->addr = oi.addr;
-		first->var = oi.type == H5O_TYPE_DATASET ? (int)w->f->nvars : -1;
-		if (!(first->path = strdup(path))) {
-			rc = ckpt_seterr("%s: out of memory", w->f->name);
-			goto out;
-		}
-		w->nseen++;
-	}
-	if (oi.type == H5O_TYPE_DATASET) {
-		rc = add_variable(w, obj, path, oi.num_attrs);
-	} else if (oi.type == H5O_TYPE_NAMED_DATATYPE) {
-		rc = add_obj(w, CKPT_OBJ_DATATYPE, path, NULL, NULL); /* not a variable */
-	} else if ((rc = add_obj(w, CKPT_OBJ_GROUP, path, NULL, NULL)) == 0) {
-		*sub = obj; /* walked next, depth first */
-		obj = -1;
-	}
-	if (rc == 0)
-		w->f->objs[w->f->nobjs - 1].nattrs = oi.num_attrs;
-out:
-	if (obj >= 0)
-		H5Oclose(obj);
-	free(path);
-	return rc;
-}
-
-/* Depth first from the root, with a stack of groups instead of recursion. */
-static int walk(struct walk *w, hid_t root)
-{
-	struct frame *stack = NULL;
-	size_t depth = 0, cap = 0;
-	hid_t sub;
-	int rc;
-
-	if (grow(&stack, &cap, 0, sizeof *stack) < 0)
-		return ckpt_seterr("%s: out of memory", w->f->name);
-	rc = frame_open(w, &stack[depth++], root, "");
-	while (rc == 0 && depth > 0) {
-		struct frame *fr = &stack[depth - 1];
-		char *prefix;
-
-		if (fr->next == fr->n) {
-			frame_free(&stack[--depth]);
-			continue;
-		}
-		if ((rc = visit_link(w, fr, fr->next++, &sub)) < 0 || sub < 0)
-			continue;
-		if (!(prefix = malloc(strlen(fr->prefix) + strlen(fr->names[fr->next - 1]) + 2)) ||
-		    grow(&stack, &cap, depth, sizeof *stack) < 0) {
-			free(prefix);
-			H5Gclose(sub);
-			rc = ckpt_seterr("%s: out of memory", w->f->name);
-			break;
-		}
-		fr = &stack[depth - 1];
-		sprintf(prefix, "%s%s/", fr->prefix, fr->names[fr->next - 1]);
-		rc = frame_open(w, &stack[depth++], sub, prefix);
-		free(prefix);
-	}
-	while (depth > 0)
-		frame_free(&stack[--depth]);
-	free(stack);
-	return rc;
+	f->fd = -1;
+	return f;
 }
 
 static int cmp_by_name(const void *a, const void *b)
@@ -573,124 +82,27 @@ static int cmp_by_name(const void *a, const void *b)
 	              (*(const ckpt_var *const *)b)->name);
 }
 
-static int list_variables(ckpt_file *f)
+/* The backend lists the variables; lookups go through them sorted. */
+static ckpt_file *finish_open(ckpt_file *f, int opened)
 {
-	struct walk w = {.f = f};
-	hid_t root = H5Gopen2(f->backend->fid, "/", H5P_DEFAULT);
-	int rc;
+	int rc = opened < 0 ? -1 : ckpt_h5_list(f);
 
-	if (root < 0)
-		return ckpt_seterr_h5("%s: cannot open the root group", f->name);
-	rc = walk(&w, root); /* closes root */
-	seen_free(&w);
-	if (rc < 0)
-		return -1;
-	if (!(f->by_name = malloc((f->nvars + 1) * sizeof *f->by_name)))
-		return ckpt_seterr("%s: out of memory", f->name);
-	for (size_t i = 0; i < f->nvars; i++)
-		f->by_name[i] = &f->vars[i];
-	qsort(f->by_name, f->nvars, sizeof *f->by_name, cmp_by_name);
-	return 0;
-}
-
-/* ---- opening ------------------------------------------------------------ */
-
-static ckpt_file *new_file(const char *name)
-{
-	ckpt_file *f = calloc(1, sizeof *f);
-
-	if (!f || !(f->name = strdup(name)) || !(f->backend = malloc(sizeof *f->backend))) {
-		if (f)
-			free(f->name);
-		free(f);
-		ckpt_seterr("%s: out of memory", name);
-		return NULL;
-	}
-	f->backend->fid = -1;
-	f->fd = -1;
-	return f;
-}
-
-static ckpt_file *finish_open(ckpt_file *f)
-{
-	if (f->backend->fid < 0 || list_variables(f) < 0) {
+	if (rc == 0 && !(f->by_name = malloc((f->nvars + 1) * sizeof *f->by_name)))
+		rc = ckpt_seterr("%s: out of memory", f->name);
+	if (rc < 0) {
 		ckpt_close(f);
 		return NULL;
 	}
+	for (size_t i = 0; i < f->nvars; i++)
+		f->by_name[i] = &f->vars[i];
+	qsort(f->by_name, f->nvars, sizeof *f->by_name, cmp_by_name);
 	return f;
-}
-
-/* File image callbacks that let HDF5 read the caller's buffer in place:
- * every "copy" HDF5 asks for is the one buffer, which the ckpt_file owns and
- * frees after the file is closed.  (H5LTopen_file_image does the same but
- * leaks its bookkeeping.) */
-static void *image_malloc(size_t size, H5FD_file_image_op_t op, void *udata)
-{
-	ckpt_file *f = udata;
-
-	(void)op;
-	return size == f->image_size ? f->image : NULL;
-}
-
-static void *image_memcpy(void *dest, const void *src, size_t size,
-                          H5FD_file_image_op_t op, void *udata)
-{
-	(void)op;
-	(void)udata;
-	if (dest != src)
-		memmove(dest, src, size);
-	return dest;
-}
-
-static void *image_realloc(void *ptr, size_t size, H5FD_file_image_op_t op,
-                           void *udata)
-{
-	(void)ptr, (void)size, (void)op, (void)udata;
-	return NULL; /* opened read-only: never resized */
-}
-
-static herr_t image_free(void *ptr, H5FD_file_image_op_t op, void *udata)
-{
-	(void)ptr, (void)op, (void)udata;
-	return 0;
-}
-
-static void *udata_copy(void *udata)
-{
-	return udata;
-}
-
-static herr_t udata_free(void *udata)
-{
-	(void)udata;
-	return 0;
-}
-
-static hid_t open_in_place(ckpt_file *f)
-{
-	H5FD_file_image_callbacks_t cb = {image_malloc, image_memcpy,
-	                                  image_realloc, image_free,
-	                                  udata_copy, udata_free, f};
-	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fid = -1;
-
-	if (fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 0) >= 0 &&
-	    H5Pset_file_image_callbacks(fapl, &cb) >= 0 &&
-	    H5Pset_file_image(fapl, f->image, f->image_size) >= 0 &&
-	    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0) {
-		fid = H5Fopen(f->name, H5F_ACC_RDONLY, fapl);
-		if (fid < 0)
-			ckpt_seterr_h5("%s: damaged or truncated HDF5 file", f->name);
-	} else {
-		ckpt_seterr_h5("%s: cannot set up an in-memory file", f->name);
-	}
-	if (fapl >= 0)
-		H5Pclose(fapl);
-	return fid;
 }
 
 ckpt_file *ckpt_open_image(const char *name, void *image, size_t size)
 {
 	ckpt_file *f = new_file(name);
+	int opened = -1;
 
 	if (!f) {
 		free(image);
@@ -698,12 +110,11 @@ ckpt_file *ckpt_open_image(const char *name, void *image, size_t size)
 	}
 	f->image = image;
 	f->image_size = f->size = size;
-	if (!ckpt_image_is_hdf5(image, size)) {
+	if (!ckpt_image_is_hdf5(image, size))
 		ckpt_seterr("%s: not an HDF5 file", name);
-	} else {
-		f->backend->fid = open_in_place(f);
-	}
-	return finish_open(f);
+	else
+		opened = ckpt_h5_open_image(f);
+	return finish_open(f, opened);
 }
 
 static ckpt_file *open_stdin(void)
@@ -751,68 +162,28 @@ static int check_path(const char *path)
 	return 0;
 }
 
-/* H5Ewalk callback: why H5Fopen failed, when it is another program's
- * doing: 1 the file is locked, 2 it is marked as open for writing. */
-static herr_t held_by_writer(unsigned n, const H5E_error2_t *e, void *data)
-{
-	int *why = data;
-
-	(void)n;
-	if (e->min_num == H5E_CANTLOCKFILE)
-		*why = 1;
-	else if (!*why && e->desc && strstr(e->desc, "already open for write"))
-		*why = 2;
-	return 0;
-}
-
-/* The message for a file H5Fopen refused. */
-static void open_failed(const char *path)
-{
-	int why = 0;
-
-	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, held_by_writer, &why);
-	if (why == 1)
-		ckpt_seterr("%s: open for writing by another program (HDF5 file locking); "
-		            "wait until it closes the file, or set "
-		            "HDF5_USE_FILE_LOCKING=FALSE to read it anyway", path);
-	else if (why == 2)
-		ckpt_seterr("%s: marked as open for writing (a writer still runs, or "
-		            "stopped without closing it; 'h5clear -s' clears the mark)",
-		            path);
-	else
-		ckpt_seterr_h5("%s: damaged or truncated HDF5 file", path);
-}
-
 ckpt_file *ckpt_open(const char *path)
 {
 	ckpt_file *f;
-	hid_t fapl;
+	int opened;
 
 	if (strcmp(path, "-") == 0)
 		return open_stdin();
 	if (check_path(path) < 0 || !(f = new_file(path)))
 		return NULL;
-	fapl = H5Pcreate(H5P_FILE_ACCESS);
-	H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
-	f->backend->fid = H5Fopen(path, H5F_ACC_RDONLY, fapl);
-	if (f->backend->fid < 0) /* before any other call clears HDF5's error stack */
-		open_failed(path);
-	H5Pclose(fapl);
-	if (f->backend->fid >= 0 && (f->fd = open(path, O_RDONLY)) >= 0) {
+	if ((opened = ckpt_h5_open_path(f, path)) == 0 && (f->fd = open(path, O_RDONLY)) >= 0) {
 		struct stat st;
 
 		f->size = fstat(f->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
 	}
-	return finish_open(f);
+	return finish_open(f, opened);
 }
 
 void ckpt_close(ckpt_file *f)
 {
 	if (!f)
 		return;
-	if (f->backend->fid >= 0)
-		H5Fclose(f->backend->fid);
-	free(f->backend);
+	ckpt_h5_close(f);
 	if (f->fd >= 0)
 		close(f->fd);
 	for (size_t i = 0; i < f->nvars; i++)
@@ -886,51 +257,3 @@ int ckpt_same_shape(const ckpt_var *a, const ckpt_var *b)
 	return 1;
 }
 
-/* ---- describing storage ------------------------------------------------ */
-
-char *ckpt_var_storage(const ckpt_file *f, const ckpt_var *v, char *out, size_t size)
-{
-	hid_t d = H5Dopen2(f->backend->fid, v->name, H5P_DEFAULT), dcpl;
-	size_t len = 0;
-	int nf;
-
-	if (d < 0 || (dcpl = H5Dget_create_plist(d)) < 0) {
-		ckpt_seterr_h5("%s: variable '%s': cannot read its storage properties",
-		               f->name, v->name);
-		if (d >= 0)
-			H5Dclose(d);
-		return NULL;
-	}
-	switch (H5Pget_layout(dcpl)) {
-	case H5D_CHUNKED: {
-		hsize_t c[CKPT_MAX_RANK];
-		int r = H5Pget_chunk(dcpl, CKPT_MAX_RANK, c);
-		len = (size_t)snprintf(out, size, "chunked[");
-		for (int i = 0; i < r && len < size; i++)
-			len += (size_t)snprintf(out + len, size - len, "%s%llu",
-			                        i ? "," : "", (unsigned long long)c[i]);
-		if (len < size)
-			len += (size_t)snprintf(out + len, size - len, "]");
-		break;
-	}
-	case H5D_COMPACT: len = (size_t)snprintf(out, size, "compact"); break;
-	default: len = (size_t)snprintf(out, size, "contiguous"); break;
-	}
-	nf = H5Pget_nfilters(dcpl);
-	for (int i = 0; i < nf && len < size; i++) {
-		char name[32] = "";
-		unsigned flags, cd[8];
-		size_t ncd = 8;
-		H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd,
-		                                 sizeof name, name, NULL);
-		len += (size_t)snprintf(out + len, size - len, "%s%s",
-		                        i ? "," : " ",
-		                        id == H5Z_FILTER_DEFLATE ? "gzip" :
-		                        id == H5Z_FILTER_SHUFFLE ? "shuffle" :
-		                        id == H5Z_FILTER_FLETCHER32 ? "fletcher32" :
-		                        *name ? name : "filter");
-	}
-	H5Pclose(dcpl);
-	H5Dclose(d);
-	return out;
-}

@@ -1,12 +1,11 @@
 /* flat.h - a checkpoint's numeric variables as one flat vector (get_flat /
- * set_flat), its layout (the manifest), and the bundle that carries both.
+ * set_flat) and its layout, the manifest.
  *
  * The flat vector is the values of the selected numeric variables, in the
  * toolkit's variable order, each in C order, all of one element type, little-
  * or big-endian.  The manifest is TSV: a header line, then one line per
- * variable (name, stored dtype, shape, offset, count).  A bundle is a tar
- * archive, compressed or not: manifest.tsv, flat.bin, flat.crc32.  The
- * formats are documented in ckpt-flat(5). */
+ * variable (name, stored dtype, shape, offset, count); bundle.h carries
+ * both in one file.  The formats are documented in ckpt-flat(5). */
 #ifndef CKPT_FLAT_H
 #define CKPT_FLAT_H
 
@@ -14,7 +13,6 @@
 #include <stdint.h>
 
 #include "file.h"
-#include "out.h"
 #include "select.h"
 
 #define CKPT_FLAT_VERSION 1
@@ -64,52 +62,5 @@ int ckpt_flat_parse(ckpt_flat *m, const char *text, size_t len, const char *what
  * ckpt_flat_unescape() returns NULL (with a message) for a bad escape. */
 char *ckpt_flat_escape(const char *name);
 char *ckpt_flat_unescape(const char *text, size_t len);
-
-/* ---- bundles ------------------------------------------------------------ */
-
-/* The compression a bundle's name asks for by its suffix (".tar.gz",
- * ".tgz", ".tar.zst", ".tar.xz", ".tar.bz2", ".tar.lz4"), or "none". */
-const char *ckpt_bundle_compression(const char *name);
-
-typedef struct ckpt_bundle ckpt_bundle;
-
-/* Start a bundle on out: compress is "none", "gzip", "bzip2", "xz",
- * "zstd" or "lz4".  The manifest is written first; then data_bytes of flat
- * vector are expected through ckpt_bundle_write(). */
-ckpt_bundle *ckpt_bundle_create(ckpt_sink *out, const char *compress,
-                                const ckpt_flat *m);
-int ckpt_bundle_write(ckpt_bundle *b, const void *buf, size_t n);
-/* Write the checksum and close the archive (not out); frees b. */
-int ckpt_bundle_finish(ckpt_bundle *b);
-void ckpt_bundle_abort(ckpt_bundle *b);
-
-/* ---- reading a flat vector -------------------------------------------- */
-
-typedef struct ckpt_flat_in ckpt_flat_in;
-
-/* Open path ("-": standard input).  Unless raw, a bundle (tar, compressed
- * or not) is recognised by its first bytes and its manifest read. */
-ckpt_flat_in *ckpt_flat_in_open(const char *path, int raw);
-
-/* The name used in messages. */
-const char *ckpt_flat_in_name(const ckpt_flat_in *in);
-
-/* A bundle's manifest, or NULL for a raw stream. */
-const ckpt_flat *ckpt_flat_in_manifest(const ckpt_flat_in *in);
-
-/* Bytes of flat vector when known beforehand (a regular file, a bundle's
- * flat.bin), or UINT64_MAX. */
-uint64_t ckpt_flat_in_size(const ckpt_flat_in *in);
-
-/* Read n bytes: returns how many were read, fewer than n only at the end
- * of the data; -1 on error. */
-int64_t ckpt_flat_in_read(ckpt_flat_in *in, void *buf, size_t n);
-
-/* After the expected bytes: how many more the data holds (read and
- * counted), and for a bundle whether its checksum matches all it held.
- * Returns -1 on a read error or a bad checksum. */
-int ckpt_flat_in_end(ckpt_flat_in *in, uint64_t *extra);
-
-void ckpt_flat_in_close(ckpt_flat_in *in);
 
 #endif

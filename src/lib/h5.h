@@ -31,6 +31,14 @@ static inline hid_t ckpt_h5_fid(const ckpt_file *f)
 	return f->backend ? f->backend->fid : -1;
 }
 
+/* The reading side (h5file.c), under file.c: open a path or f's image
+ * (0, or -1 with a message), list f's variables and objects in the
+ * toolkit's order, close. */
+int ckpt_h5_open_path(ckpt_file *f, const char *path);
+int ckpt_h5_open_image(ckpt_file *f);
+int ckpt_h5_list(ckpt_file *f);
+void ckpt_h5_close(ckpt_file *f);
+
 /* The HDF5 file being written. */
 hid_t ckpt_h5_out_fid(const ckpt_out *o);
 
@@ -64,6 +72,22 @@ hid_t ckpt_values_memtype(hid_t dset, ckpt_dtype t);
  * variable v, whole chunks of dataset dset at a time where it is chunked. */
 int ckpt_h5_cursor_open(ckpt_cursor *c, hid_t dset, const ckpt_var *v, size_t elsize,
                         size_t max_bytes);
+
+/* The slab reader's HDF5 side (h5slab.c), under slab.c: open s->var's
+ * dataset (memory type, s->elsize, s->in_place and s->addr when the bytes
+ * in the file can be used as they are, the plan in s->at); read region r
+ * into buf; release what HDF5 allocated for n values read into buf
+ * (variable-length data); close.  Errors: -1 with a message. */
+int ckpt_h5_slab_open(ckpt_slab *s, size_t max_bytes);
+int ckpt_h5_slab_read(ckpt_slab *s, void *buf, const ckpt_region *r);
+void ckpt_h5_slab_release(ckpt_slab *s, void *buf, size_t n);
+void ckpt_h5_slab_close(ckpt_slab *s);
+
+/* Whether the last slabs of a and b hold the same values where their
+ * bytes cannot tell (references, variable-length data): 1, 0, -1 with a
+ * message; CKPT_SAME_BYTES where comparing the bytes is right. */
+#define CKPT_SAME_BYTES 2
+int ckpt_h5_slab_same(const ckpt_slab *a, const ckpt_slab *b);
 
 /* Select region r (all of a scalar) in the dataspace space. */
 int ckpt_h5_select(hid_t space, const ckpt_region *r);

@@ -18,19 +18,24 @@ static const char *const by_names[] = {"round-robin", "size"};
 
 /* ---- splitting ------------------------------------------------------------ */
 
-static const ckpt_file *sort_file; /* qsort has no context argument */
+/* A variable's size and position, sorted together (qsort has no context
+ * argument). */
+struct sized {
+	uint64_t bytes;
+	size_t i;
+};
 
 static int larger_first(const void *a, const void *b)
 {
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	uint64_t x = sort_file->vars[i].nbytes, y = sort_file->vars[j].nbytes;
+	const struct sized *x = a, *y = b;
 
-	return x != y ? (x < y ? 1 : -1) : (i > j) - (i < j);
+	return x->bytes != y->bytes ? (x->bytes < y->bytes ? 1 : -1) :
+	       (x->i > y->i) - (x->i < y->i);
 }
 
 int ckpt_shard_assign(const ckpt_file *f, size_t k, ckpt_shard_by by, size_t *owner)
 {
-	size_t *order;
+	struct sized *order;
 	uint64_t *load;
 
 	for (size_t i = 0; i < f->nvars; i++)
@@ -45,8 +50,7 @@ int ckpt_shard_assign(const ckpt_file *f, size_t k, ckpt_shard_by by, size_t *ow
 		return ckpt_seterr("out of memory");
 	}
 	for (size_t i = 0; i < f->nvars; i++)
-		order[i] = i;
-	sort_file = f;
+		order[i] = (struct sized){f->vars[i].nbytes, i};
 	qsort(order, f->nvars, sizeof *order, larger_first);
 	for (size_t i = 0; i < f->nvars; i++) {
 		size_t best = 0;
@@ -54,8 +58,8 @@ int ckpt_shard_assign(const ckpt_file *f, size_t k, ckpt_shard_by by, size_t *ow
 		for (size_t s = 1; s < k; s++)
 			if (load[s] < load[best])
 				best = s;
-		owner[order[i]] = best;
-		load[best] += f->vars[order[i]].nbytes;
+		owner[order[i].i] = best;
+		load[best] += order[i].bytes;
 	}
 	free(order);
 	free(load);

@@ -1,8 +1,9 @@
 /* slab.h - reading a variable in bounded pieces.
  *
- * A slab is a run of consecutive elements in C order, read with one
- * hyperslab selection, so no program ever holds a whole variable: peak
- * memory is the slab size, whatever the checkpoint's size.
+ * A slab is a run of consecutive elements in C order, one region of the
+ * variable read at once (in HDF5, one hyperslab), so no program ever holds
+ * a whole variable: peak memory is the slab size, whatever the
+ * checkpoint's size.
  *
  * Where the bytes in the file are already the values in memory (contiguous
  * storage, no filters, the native layout), a slab is not copied: buf points
@@ -66,8 +67,8 @@ typedef struct ckpt_slab {
 
 /* Prepare to read variable v of f in slabs of at most max_bytes (at least
  * one element).  Numeric values are read as v->dtype in memory; others in
- * HDF5's native form of their type (variable-length strings as char *,
- * released by the next read or by close). */
+ * the format's native form of their type (for HDF5, variable-length
+ * strings as char *, released by the next read or by close). */
 int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
                    size_t max_bytes);
 

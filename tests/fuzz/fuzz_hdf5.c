@@ -414,17 +414,17 @@ static ckpt_copy_action average_decide(const ckpt_var *v, ckpt_copy_spec *spec,
 /* ckpt-average's core for one variable: the mean of a's and b's values
  * written to dst. */
 static int average_var(const ckpt_file *fa, const ckpt_var *v, const ckpt_file *fb,
-                       hid_t dst)
+                       ckpt_out *dst)
 {
 	const ckpt_var *vb = ckpt_find(fb, v->name);
-	hid_t d = H5Dopen2(dst, v->name, H5P_DEFAULT), mt = ckpt_dtype_memtype(v->dtype);
+	ckpt_outvar *w = ckpt_outvar_open(dst, v->name, v->dtype);
 	ckpt_slab s[2];
 	ckpt_combine c;
 	ckpt_region r;
 	void *out = NULL;
 	int rc = -1, r0 = 0, r1 = 0, open = 0;
 
-	if (d < 0 || mt < 0 || !vb || vb->dtype != v->dtype || !ckpt_same_shape(v, vb))
+	if (!w || !vb || vb->dtype != v->dtype || !ckpt_same_shape(v, vb))
 		goto done;
 	if (ckpt_slab_open(&s[0], fa, v, CKPT_SLAB_BYTES) < 0)
 		goto done;
@@ -441,7 +441,7 @@ static int average_var(const ckpt_file *fa, const ckpt_var *v, const ckpt_file *
 
 		ckpt_combine_slabs(&c, in, out, s[0].count);
 		ckpt_slab_region(&s[0], &r);
-		if (ckpt_region_write(&r, d, mt, out) < 0)
+		if (ckpt_outvar_write(w, &r, out) < 0)
 			goto done;
 	}
 	rc = r0 < 0 || r1 < 0 ? -1 : 0;
@@ -449,10 +449,7 @@ done:
 	while (open > 0)
 		ckpt_slab_close(&s[--open]);
 	free(out);
-	if (mt >= 0)
-		H5Tclose(mt);
-	if (d >= 0)
-		H5Dclose(d);
+	ckpt_outvar_close(w);
 	return rc;
 }
 
@@ -466,10 +463,10 @@ static void average(const ckpt_file *fa, const ckpt_file *fb, const char *path)
 		one_line();
 		return;
 	}
-	rc = ckpt_copy_structure(fa, ckpt_out_fid(o), average_decide, NULL);
+	rc = ckpt_copy_structure(fa, o, average_decide, NULL);
 	for (size_t i = 0; rc == 0 && i < fa->nvars; i++)
 		if (fa->vars[i].dtype != CKPT_OTHER)
-			rc = average_var(fa, &fa->vars[i], fb, ckpt_out_fid(o));
+			rc = average_var(fa, &fa->vars[i], fb, o);
 	if (rc < 0) {
 		one_line();
 		ckpt_out_abort(o);

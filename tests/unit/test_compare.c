@@ -9,7 +9,7 @@ static int close_d(const ckpt_tol *t, double a, double b)
 	return ckpt_cmp_close(t, CKPT_F64, &a, CKPT_F64, &b);
 }
 
-static void by_value(void **state)
+static void compares_by_value(void **state)
 {
 	(void)state;
 	assert_true(close_d(&exact, 1.5, 1.5));
@@ -21,7 +21,7 @@ static void by_value(void **state)
 	assert_false(close_d(&exact, 1, nextafter(1, 2)));
 }
 
-static void isclose_semantics(void **state)
+static void follows_numpy_isclose(void **state)
 {
 	ckpt_tol t = {.atol = 0.1};
 	ckpt_tol r = {.rtol = 0.01};
@@ -37,7 +37,7 @@ static void isclose_semantics(void **state)
 	assert_false(close_d(&t, INFINITY, 1e308));
 }
 
-static void ulps(void **state)
+static void counts_units_in_the_last_place(void **state)
 {
 	ckpt_tol u1 = {.ulps = 1, .use_ulps = 1}, u0 = {.ulps = 0, .use_ulps = 1};
 	float a = 1.0f, b = nextafterf(1.0f, 2), c = nextafterf(b, 2), z = 0, m = -0.0f;
@@ -59,7 +59,7 @@ static void ulps(void **state)
 	assert_false(ckpt_cmp_close(&u1, CKPT_F16, &h1, CKPT_F16, &h3));
 }
 
-static void integers(void **state)
+static void compares_integers_exactly(void **state)
 {
 	int64_t a = INT64_MAX, b = INT64_MAX - 1;  /* equal as doubles */
 	uint64_t u = UINT64_MAX;
@@ -82,7 +82,7 @@ static void integers(void **state)
 	}
 }
 
-static void mixed_dtypes(void **state)
+static void compares_mixed_dtypes_exactly(void **state)
 {
 	uint16_t h = ckpt_double_to_f16(0.1);
 	float f = 0.1f, g = (float)ckpt_f16_to_double(h);
@@ -92,7 +92,7 @@ static void mixed_dtypes(void **state)
 	assert_true(ckpt_cmp_close(&exact, CKPT_F16, &h, CKPT_F32, &g));
 }
 
-static void bitwise(void **state)
+static void compares_bits_when_bitwise(void **state)
 {
 	ckpt_tol bw = {.bitwise = 1};
 	float z = 0, m = -0.0f, n1 = NAN, n2 = -NAN;
@@ -103,7 +103,7 @@ static void bitwise(void **state)
 	assert_true(ckpt_cmp_close(&bw, CKPT_F32, &n1, CKPT_F32, &n1));
 }
 
-static void slab_statistics(void **state)
+static void accumulates_difference_statistics_over_slabs(void **state)
 {
 	float a[5] = {1, 2, 3, 4, NAN}, b[5] = {1, 2.5, 3, 0, NAN};
 	ckpt_cmp c;
@@ -124,7 +124,7 @@ static void slab_statistics(void **state)
 
 /* Sums of squares near both ends of float64's range, and merged across
  * slabs of very different magnitude. */
-static void extreme_magnitudes(void **state)
+static void handles_the_ends_of_float64s_range(void **state)
 {
 	double big[2] = {1e308, -1.7e308}, t1[2] = {1e-300, -2e-300},
 	       t2[2] = {-1e-300, 2e-300}, one = 1e300, sub = 5e-324;
@@ -155,14 +155,14 @@ static void extreme_magnitudes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(by_value),
-		cmocka_unit_test(isclose_semantics),
-		cmocka_unit_test(ulps),
-		cmocka_unit_test(integers),
-		cmocka_unit_test(mixed_dtypes),
-		cmocka_unit_test(bitwise),
-		cmocka_unit_test(slab_statistics),
-		cmocka_unit_test(extreme_magnitudes),
+		cmocka_unit_test(compares_by_value),
+		cmocka_unit_test(follows_numpy_isclose),
+		cmocka_unit_test(counts_units_in_the_last_place),
+		cmocka_unit_test(compares_integers_exactly),
+		cmocka_unit_test(compares_mixed_dtypes_exactly),
+		cmocka_unit_test(compares_bits_when_bitwise),
+		cmocka_unit_test(accumulates_difference_statistics_over_slabs),
+		cmocka_unit_test(handles_the_ends_of_float64s_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -264,7 +264,7 @@ static void narrow_float_overflow_counted(void **state)
 	assert_int_equal(ckpt_from_double(CKPT_BF16, v, h, 3), 1);
 }
 
-static void names_parse(void **state)
+static void parses_long_and_short_names(void **state)
 {
 	ckpt_dtype t;
 
@@ -283,7 +283,7 @@ static void names_parse(void **state)
 
 /* Every file type the toolkit writes reads back as the same dtype, and the
  * standard HDF5 types map as expected. */
-static void hdf5_types(void **state)
+static void maps_hdf5_types_both_ways(void **state)
 {
 	(void)state;
 	for (int i = CKPT_BOOL; i < CKPT_NDTYPES; i++) {
@@ -303,6 +303,58 @@ static void hdf5_types(void **state)
 	assert_int_equal(ckpt_dtype_of(H5T_C_S1), CKPT_OTHER);
 }
 
+static void converts_rounding_once_and_counts_what_does_not_fit(void **state)
+{
+	int64_t big[] = {INT64_MAX, (int64_t)1 << 60 | (int64_t)1 << 36 | 1, -3, 16777217};
+	float f[4];
+	uint64_t u[] = {0, 200, 255, 256, UINT64_MAX};
+	int8_t i8[5];
+	double d[] = {1.0, 65504.0, 65520.0, -1e-8, 0.1};
+	uint16_t h[5];
+	unsigned char b[5];
+
+	(void)state;
+	/* 64-bit integers to float32 round once: 2^60 + 2^36 + 1 is just above
+	 * the tie 2^60 + 2^36, so rounds up (double would round to the tie,
+	 * then to even, down) */
+	assert_int_equal(ckpt_convert(CKPT_I64, big, CKPT_F32, f, 4), 0);
+	assert_true(f[0] == 0x1p63f);
+	assert_true(f[1] == 0x1p60f + 0x1p37f);
+	assert_true(f[2] == -3.0f);
+	assert_true(f[3] == 16777216.0f);
+	/* integers saturate, and are counted */
+	assert_int_equal(ckpt_convert(CKPT_U64, u, CKPT_I8, i8, 5), 4);
+	assert_int_equal(i8[0], 0);
+	assert_int_equal(i8[1], 127);
+	assert_int_equal(i8[4], 127);
+	assert_int_equal(ckpt_convert(CKPT_I8, (int8_t[]){-1, 0, 1, 2, -128}, CKPT_BOOL, b, 5), 3);
+	assert_int_equal(b[0], 0);
+	assert_int_equal(b[2], 1);
+	assert_int_equal(b[3], 1);
+	/* to float16: 65520 is past the largest finite value once rounded */
+	assert_int_equal(ckpt_convert(CKPT_F64, d, CKPT_F16, h, 5), 1);
+	assert_int_equal(h[0], 0x3c00);
+	assert_int_equal(h[1], 0x7bff);
+	assert_int_equal(h[2], 0x7c00);
+	assert_int_equal(h[3], 0x8000); /* -1e-8 rounds to -0 */
+	/* the same type: the same bytes */
+	assert_int_equal(ckpt_convert(CKPT_U64, u, CKPT_U64, big, 4), 0);
+	assert_memory_equal(big, u, 4 * sizeof *u);
+}
+
+static void swaps_byte_order_in_place(void **state)
+{
+	uint32_t x[2] = {0x01020304, 0xa0b0c0d0};
+	uint8_t y[3] = {1, 2, 3};
+
+	(void)state;
+	ckpt_swap_bytes(x, 2, 4);
+	assert_int_equal(x[0], 0x04030201);
+	assert_int_equal(x[1], 0xd0c0b0a0);
+	ckpt_swap_bytes(y, 3, 1);
+	assert_int_equal(y[2], 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,8 +369,10 @@ int main(void)
 		cmocka_unit_test(widen_every_type),
 		cmocka_unit_test(narrow_integers),
 		cmocka_unit_test(narrow_float_overflow_counted),
-		cmocka_unit_test(names_parse),
-		cmocka_unit_test(hdf5_types),
+		cmocka_unit_test(parses_long_and_short_names),
+		cmocka_unit_test(maps_hdf5_types_both_ways),
+		cmocka_unit_test(converts_rounding_once_and_counts_what_does_not_fit),
+		cmocka_unit_test(swaps_byte_order_in_place),
 	};
 
 	ckpt_init();

@@ -4,15 +4,6 @@
 #include <stdio.h>
 #include <unistd.h>
 
-
-static const char *path_of(const char *name)
-{
-	static char p[128];
-
-	snprintf(p, sizeof p, "%s/%s", unit_dir, name);
-	return p;
-}
-
 static void dataset(hid_t loc, const char *name, hid_t type, int rank, hsize_t *dims)
 {
 	hid_t sp = rank < 0 ? H5Screate(H5S_NULL) :
@@ -27,7 +18,7 @@ static void dataset(hid_t loc, const char *name, hid_t type, int rank, hsize_t *
 	H5Sclose(sp);
 }
 
-static void lists_in_order(void **state)
+static void lists_variables_depth_first_in_creation_order(void **state)
 {
 	hid_t fcpl = H5Pcreate(H5P_FILE_CREATE), f, g, str;
 	hsize_t d2[2] = {2, 3}, d0[1] = {0};
@@ -35,7 +26,7 @@ static void lists_in_order(void **state)
 
 	(void)state;
 	H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
-	f = H5Fcreate(path_of("o.h5"), H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+	f = H5Fcreate(unit_path("o.h5"), H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
 	/* Intermediate groups would inherit the tracking; an explicit group
 	 * with default properties does not, so z lists in name order. */
 	g = H5Gcreate2(f, "z", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -53,7 +44,7 @@ static void lists_in_order(void **state)
 	H5Fclose(f);
 	H5Pclose(fcpl);
 
-	c = ckpt_open(path_of("o.h5"));
+	c = ckpt_open(unit_path("o.h5"));
 	assert_non_null(c);
 	assert_int_equal(c->nvars, 5); /* the soft link and second hard link are skipped */
 	assert_string_equal(c->vars[0].name, "z/a");
@@ -76,7 +67,7 @@ static void lists_in_order(void **state)
 	ckpt_close(c);
 }
 
-static void shapes(void **state)
+static void shows_and_compares_shapes(void **state)
 {
 	ckpt_var v = {.rank = 2, .dims = {3, 4}}, s = {.rank = 0}, n = {.rank = -1};
 	char b[64];
@@ -89,9 +80,9 @@ static void shapes(void **state)
 	assert_false(ckpt_same_shape(&v, &s));
 }
 
-static void from_memory(void **state)
+static void opens_an_image_in_memory(void **state)
 {
-	FILE *fp = fopen(path_of("o.h5"), "rb");
+	FILE *fp = fopen(unit_path("o.h5"), "rb");
 	void *buf;
 	size_t size;
 	ckpt_file *c;
@@ -106,27 +97,27 @@ static void from_memory(void **state)
 	ckpt_close(c);
 }
 
-static void failures(void **state)
+static void refuses_missing_directories_non_hdf5_and_truncated_files(void **state)
 {
 	FILE *fp;
 
 	(void)state;
-	assert_null(ckpt_open(path_of("missing.h5")));
+	assert_null(ckpt_open(unit_path("missing.h5")));
 	assert_non_null(strstr(ckpt_errmsg(), "missing.h5: No such file"));
 	assert_null(ckpt_open(unit_dir));
 	assert_non_null(strstr(ckpt_errmsg(), "is a directory"));
-	fp = fopen(path_of("text.h5"), "w");
+	fp = fopen(unit_path("text.h5"), "w");
 	fputs("not hdf5 at all, just some words\n", fp);
 	fclose(fp);
-	assert_null(ckpt_open(path_of("text.h5")));
+	assert_null(ckpt_open(unit_path("text.h5")));
 	assert_non_null(strstr(ckpt_errmsg(), "text.h5: not an HDF5 file"));
 	assert_null(ckpt_open_image("img", strdup("short"), 5));
 	assert_non_null(strstr(ckpt_errmsg(), "img: not an HDF5 file"));
-	fp = fopen(path_of("o.h5"), "rb");
+	fp = fopen(unit_path("o.h5"), "rb");
 	fseek(fp, 0, SEEK_END);
-	assert_int_equal(truncate(path_of("o.h5"), ftell(fp) / 2), 0);
+	assert_int_equal(truncate(unit_path("o.h5"), ftell(fp) / 2), 0);
 	fclose(fp);
-	assert_null(ckpt_open(path_of("o.h5")));
+	assert_null(ckpt_open(unit_path("o.h5")));
 	assert_non_null(strstr(ckpt_errmsg(), "o.h5: damaged or truncated HDF5 file (truncated file"));
 	assert_null(strchr(ckpt_errmsg(), '\n'));
 }
@@ -134,10 +125,10 @@ static void failures(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(lists_in_order),
-		cmocka_unit_test(shapes),
-		cmocka_unit_test(from_memory),
-		cmocka_unit_test(failures),
+		cmocka_unit_test(lists_variables_depth_first_in_creation_order),
+		cmocka_unit_test(shows_and_compares_shapes),
+		cmocka_unit_test(opens_an_image_in_memory),
+		cmocka_unit_test(refuses_missing_directories_non_hdf5_and_truncated_files),
 	};
 
 	ckpt_init();

@@ -9,16 +9,6 @@
 #include <unistd.h>
 
 
-static const char *path_of(const char *name)
-{
-	static char p[4][128];
-	static int k;
-
-	k = (k + 1) % 4;
-	snprintf(p[k], sizeof p[k], "%s/%s", unit_dir, name);
-	return p[k];
-}
-
 static int entries(void)
 {
 	DIR *d = opendir(unit_dir);
@@ -29,18 +19,6 @@ static int entries(void)
 		n += e->d_name[0] != '.' || (e->d_name[1] && e->d_name[1] != '.');
 	closedir(d);
 	return n;
-}
-
-/* Through the writer's public API: create, open, write a region, close. */
-static void write_scalar(ckpt_out *o, const char *name, double v)
-{
-	ckpt_region whole = {.rank = 0, .n = 1};
-	ckpt_outvar *w;
-
-	assert_int_equal(ckpt_out_create_var(o, name, CKPT_F64, 0, NULL), 0);
-	assert_non_null(w = ckpt_outvar_open(o, name, CKPT_F64));
-	assert_int_equal(ckpt_outvar_write(w, &whole, &v), 0);
-	ckpt_outvar_close(w);
 }
 
 static void clean(void)
@@ -57,7 +35,7 @@ static void clean(void)
 	closedir(d);
 }
 
-static void commit_and_abort(void **state)
+static void commits_atomically_and_aborts_cleanly(void **state)
 {
 	ckpt_out *o;
 	struct stat st;
@@ -65,69 +43,69 @@ static void commit_and_abort(void **state)
 
 	(void)state;
 	clean();
-	o = ckpt_out_open(path_of("a.h5"), 0, NULL);
+	o = ckpt_out_open(unit_path("a.h5"), 0, NULL);
 	assert_non_null(o);
 	assert_int_equal(entries(), 1); /* only the temporary */
-	assert_int_equal(stat(path_of("a.h5"), &st), -1);
-	write_scalar(o, "x", 1.5);
+	assert_int_equal(stat(unit_path("a.h5"), &st), -1);
+	unit_write_scalar(o, "x", 1.5);
 	assert_int_equal(ckpt_out_commit(o), 0);
 	assert_int_equal(entries(), 1);
-	f = ckpt_open(path_of("a.h5"));
+	f = ckpt_open(unit_path("a.h5"));
 	assert_non_null(f);
 	assert_string_equal(f->vars[0].name, "x");
 	ckpt_close(f);
-	o = ckpt_out_open(path_of("b.h5"), 0, NULL);
-	write_scalar(o, "y", 2);
+	o = ckpt_out_open(unit_path("b.h5"), 0, NULL);
+	unit_write_scalar(o, "y", 2);
 	ckpt_out_abort(o);
 	assert_int_equal(entries(), 1); /* nothing left of b */
 }
 
-static void no_clobber_without_force(void **state)
+static void keeps_an_existing_target_without_force(void **state)
 {
 	ckpt_out *o, *late;
 	ckpt_file *f;
 
 	(void)state;
 	clean();
-	o = ckpt_out_open(path_of("a.h5"), 0, NULL);
-	write_scalar(o, "first", 1);
+	o = ckpt_out_open(unit_path("a.h5"), 0, NULL);
+	unit_write_scalar(o, "first", 1);
 	assert_int_equal(ckpt_out_commit(o), 0);
-	assert_null(ckpt_out_open(path_of("a.h5"), 0, NULL));
+	assert_null(ckpt_out_open(unit_path("a.h5"), 0, NULL));
 	assert_non_null(strstr(ckpt_errmsg(), "a.h5: already exists (use -f"));
 	/* the target appears while we write: refused at commit, not replaced */
-	unlink(path_of("a.h5"));
-	late = ckpt_out_open(path_of("a.h5"), 0, NULL);
-	o = ckpt_out_open(path_of("a.h5"), 0, NULL);
-	write_scalar(o, "winner", 1);
-	write_scalar(late, "loser", 1);
+	unlink(unit_path("a.h5"));
+	late = ckpt_out_open(unit_path("a.h5"), 0, NULL);
+	o = ckpt_out_open(unit_path("a.h5"), 0, NULL);
+	unit_write_scalar(o, "winner", 1);
+	unit_write_scalar(late, "loser", 1);
 	assert_int_equal(ckpt_out_commit(o), 0);
 	assert_int_equal(ckpt_out_commit(late), -1);
 	assert_non_null(strstr(ckpt_errmsg(), "already exists"));
 	assert_int_equal(entries(), 1);
-	f = ckpt_open(path_of("a.h5"));
+	f = ckpt_open(unit_path("a.h5"));
 	assert_string_equal(f->vars[0].name, "winner");
 	ckpt_close(f);
 	/* with force: replaced whole */
-	o = ckpt_out_open(path_of("a.h5"), 1, NULL);
-	write_scalar(o, "forced", 1);
+	o = ckpt_out_open(unit_path("a.h5"), 1, NULL);
+	unit_write_scalar(o, "forced", 1);
 	assert_int_equal(ckpt_out_commit(o), 0);
-	f = ckpt_open(path_of("a.h5"));
+	f = ckpt_open(unit_path("a.h5"));
 	assert_int_equal(f->nvars, 1);
 	assert_string_equal(f->vars[0].name, "forced");
 	ckpt_close(f);
 }
 
-static void bad_targets(void **state)
+static void refuses_targets_it_cannot_write(void **state)
 {
 	(void)state;
-	assert_null(ckpt_out_open(path_of("no/such/dir/x.h5"), 0, NULL));
+	assert_null(ckpt_out_open(unit_path("no/such/dir/x.h5"), 0, NULL));
 	assert_non_null(strstr(ckpt_errmsg(), "x.h5: cannot create a file there: No such file"));
 	assert_null(ckpt_out_open(unit_dir, 1, NULL));
 	assert_non_null(strstr(ckpt_errmsg(), "is a directory"));
 }
 
 /* A writer killed by SIGTERM removes its temporary. */
-static void signal_removes_temporary(void **state)
+static void removes_the_temporary_on_a_signal(void **state)
 {
 	pid_t pid;
 	int status;
@@ -136,7 +114,7 @@ static void signal_removes_temporary(void **state)
 	clean();
 	pid = fork();
 	if (pid == 0) {
-		ckpt_out *o = ckpt_out_open(path_of("s.h5"), 0, NULL);
+		ckpt_out *o = ckpt_out_open(unit_path("s.h5"), 0, NULL);
 
 		if (!o)
 			_exit(3);
@@ -271,7 +249,7 @@ static void check_copy(const char *path, int whole)
 	ckpt_close(c);
 }
 
-static void copies_structure(void **state)
+static void copies_groups_attributes_and_storage(void **state)
 {
 	ckpt_file *src;
 	ckpt_out *o;
@@ -279,23 +257,23 @@ static void copies_structure(void **state)
 
 	(void)state;
 	clean();
-	make_source(path_of("src.h5"));
-	src = ckpt_open(path_of("src.h5"));
+	make_source(unit_path("src.h5"));
+	src = ckpt_open(unit_path("src.h5"));
 	assert_non_null(src);
-	o = ckpt_out_open(path_of("whole.h5"), 0, src);
+	o = ckpt_out_open(unit_path("whole.h5"), 0, src);
 	assert_int_equal(ckpt_copy_structure(src, o, keep_whole, NULL), 0);
 	assert_int_equal(ckpt_out_commit(o), 0);
-	check_copy(path_of("whole.h5"), 1);
-	o = ckpt_out_open(path_of("empty.h5"), 0, src);
+	check_copy(unit_path("whole.h5"), 1);
+	o = ckpt_out_open(unit_path("empty.h5"), 0, src);
 	assert_int_equal(ckpt_copy_structure(src, o, keep_empty, &f16), 0);
 	assert_int_equal(ckpt_out_commit(o), 0);
-	check_copy(path_of("empty.h5"), 0);
+	check_copy(unit_path("empty.h5"), 0);
 	ckpt_close(src);
 }
 
 /* Every real Keras file copied whole is the same file for h5diff: data,
  * attributes, groups.  Skipped without ../shared or h5diff. */
-static void copies_real_files(void **state)
+static void copies_files_other_software_wrote(void **state)
 {
 	const char *real = "../shared/testdata/real/keras";
 	DIR *d = opendir(real);
@@ -318,12 +296,12 @@ static void copies_real_files(void **state)
 		snprintf(src, sizeof src, "%s/%s", real, e->d_name);
 		f = ckpt_open(src);
 		assert_non_null(f);
-		o = ckpt_out_open(path_of("copy.h5"), 1, f);
+		o = ckpt_out_open(unit_path("copy.h5"), 1, f);
 		assert_non_null(o);
 		assert_int_equal(ckpt_copy_structure(f, o, keep_whole, NULL), 0);
 		assert_int_equal(ckpt_out_commit(o), 0);
 		ckpt_close(f);
-		snprintf(cmd, sizeof cmd, "h5diff -q '%s' '%s'", src, path_of("copy.h5"));
+		snprintf(cmd, sizeof cmd, "h5diff -q '%s' '%s'", src, unit_path("copy.h5"));
 		if (system(cmd) != 0)
 			fail_msg("h5diff finds %s and its copy different", src);
 		n++;
@@ -335,12 +313,12 @@ static void copies_real_files(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(commit_and_abort),
-		cmocka_unit_test(no_clobber_without_force),
-		cmocka_unit_test(bad_targets),
-		cmocka_unit_test(signal_removes_temporary),
-		cmocka_unit_test(copies_structure),
-		cmocka_unit_test(copies_real_files),
+		cmocka_unit_test(commits_atomically_and_aborts_cleanly),
+		cmocka_unit_test(keeps_an_existing_target_without_force),
+		cmocka_unit_test(refuses_targets_it_cannot_write),
+		cmocka_unit_test(removes_the_temporary_on_a_signal),
+		cmocka_unit_test(copies_groups_attributes_and_storage),
+		cmocka_unit_test(copies_files_other_software_wrote),
 	};
 
 	ckpt_init();

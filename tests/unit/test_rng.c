@@ -1,7 +1,7 @@
 /* The generator against numpy's legacy np.random (values taken from numpy). */
 #include "unit.h"
 
-static void matches_numpy(void **state)
+static void matches_numpy_draws(void **state)
 {
 	ckpt_rng r;
 	double v[700];
@@ -23,7 +23,7 @@ static void matches_numpy(void **state)
 }
 
 /* The reference output of MT19937: 10000th value for seed 5489. */
-static void reference_sequence(void **state)
+static void reproduces_the_reference_sequence(void **state)
 {
 	ckpt_rng r;
 	uint32_t v = 0;
@@ -39,8 +39,8 @@ static void reference_sequence(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(matches_numpy),
-		cmocka_unit_test(reference_sequence),
+		cmocka_unit_test(matches_numpy_draws),
+		cmocka_unit_test(reproduces_the_reference_sequence),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,7 +10,7 @@ static int picks(const ckpt_select *s, const char *name)
 	return r;
 }
 
-static void everything_by_default(void **state)
+static void selects_everything_by_default(void **state)
 {
 	ckpt_select s;
 
@@ -21,7 +21,7 @@ static void everything_by_default(void **state)
 	ckpt_select_free(&s);
 }
 
-static void only_and_exclude(void **state)
+static void applies_only_then_exclude(void **state)
 {
 	ckpt_select s;
 
@@ -38,7 +38,7 @@ static void only_and_exclude(void **state)
 	ckpt_select_free(&s);
 }
 
-static void prefixes(void **state)
+static void strips_then_adds_prefixes(void **state)
 {
 	ckpt_select s;
 	char *m;
@@ -67,7 +67,7 @@ static void expect_map(const ckpt_select *s, const char *name, const char *want)
 	free(m);
 }
 
-static void renames(void **state)
+static void renames_exact_and_starred_names(void **state)
 {
 	ckpt_select s;
 
@@ -98,10 +98,10 @@ static void renames(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(everything_by_default),
-		cmocka_unit_test(only_and_exclude),
-		cmocka_unit_test(prefixes),
-		cmocka_unit_test(renames),
+		cmocka_unit_test(selects_everything_by_default),
+		cmocka_unit_test(applies_only_then_exclude),
+		cmocka_unit_test(strips_then_adds_prefixes),
+		cmocka_unit_test(renames_exact_and_starred_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,7 +20,7 @@ static void fake_file(ckpt_file *f, ckpt_var *v, const uint64_t *bytes, size_t n
 	f->name = "fake.h5";
 }
 
-static void round_robin(void **state)
+static void assigns_round_robin(void **state)
 {
 	uint64_t bytes[7] = {1, 1, 1, 1, 1, 1, 1};
 	size_t owner[7];
@@ -34,7 +34,7 @@ static void round_robin(void **state)
 		assert_int_equal(owner[i], i % 3);
 }
 
-static void by_size(void **state)
+static void assigns_largest_first_to_the_lightest_shard(void **state)
 {
 	/* largest first, each to the lightest shard, ties to the lowest */
 	uint64_t bytes[6] = {10, 70, 20, 40, 30, 30};
@@ -55,7 +55,7 @@ static void by_size(void **state)
 	assert_int_equal(load[1], 100);
 }
 
-static void attribute_round_trip(void **state)
+static void parses_the_attribute_it_formats(void **state)
 {
 	uint64_t bytes[5] = {1, 2, 3, 4, 5};
 	size_t owner[5];
@@ -91,7 +91,7 @@ static void expect_bad(const char *text, const char *message)
 	assert_null(info.names);
 }
 
-static void attribute_bad(void **state)
+static void rejects_malformed_attributes(void **state)
 {
 	(void)state;
 	expect_bad("", "not one this program reads");
@@ -109,10 +109,10 @@ static void attribute_bad(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(round_robin),
-		cmocka_unit_test(by_size),
-		cmocka_unit_test(attribute_round_trip),
-		cmocka_unit_test(attribute_bad),
+		cmocka_unit_test(assigns_round_robin),
+		cmocka_unit_test(assigns_largest_first_to_the_lightest_shard),
+		cmocka_unit_test(parses_the_attribute_it_formats),
+		cmocka_unit_test(rejects_malformed_attributes),
 	};
 
 	ckpt_init();

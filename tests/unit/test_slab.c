@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 
-static void plan(void **state)
+static void plans_slabs_of_whole_chunks_within_the_budget(void **state)
 {
 	uint64_t d3[3] = {10, 20, 30}, chunk[3] = {4, 20, 30};
 	uint64_t d1[1] = {1000};
@@ -114,7 +114,7 @@ static void reads_in_order(void **state)
 	ckpt_close(f);
 }
 
-static void scalar_and_errors(void **state)
+static void reads_scalars_and_reports_read_errors(void **state)
 {
 	ckpt_file *f = ckpt_open(make_file());
 	const ckpt_var *v = ckpt_find(f, "scalar");
@@ -133,7 +133,7 @@ static void scalar_and_errors(void **state)
 /* In place: a contiguous float32 variable is read without copying, also
  * behind a user block (offsets count from the start of the file), also
  * from an in-memory image; the values are the same. */
-static void in_place(void **state)
+static void reads_contiguous_values_in_place(void **state)
 {
 	char path[128];
 	hsize_t n = 1000;
@@ -189,10 +189,10 @@ static void in_place(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(plan),
+		cmocka_unit_test(plans_slabs_of_whole_chunks_within_the_budget),
 		cmocka_unit_test(reads_in_order),
-		cmocka_unit_test(scalar_and_errors),
-		cmocka_unit_test(in_place),
+		cmocka_unit_test(reads_scalars_and_reports_read_errors),
+		cmocka_unit_test(reads_contiguous_values_in_place),
 	};
 
 	ckpt_init();

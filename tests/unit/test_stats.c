@@ -18,7 +18,7 @@ static ckpt_summary summarise(const double *v, size_t n, size_t slab)
 	return m;
 }
 
-static void simple(void **state)
+static void summarises_min_max_mean_std_and_norm(void **state)
 {
 	double v[4] = {1, 2, 3, 4};
 	ckpt_summary m = summarise(v, 4, 4);
@@ -30,7 +30,7 @@ static void simple(void **state)
 	assert_true(m.count == 4 && m.zeros == 0 && m.nan == 0 && m.inf == 0);
 }
 
-static void one_element_slabs(void **state)
+static void gives_the_same_over_one_element_slabs(void **state)
 {
 	double v[5] = {0, -1, 5, 0, 2};
 	ckpt_summary a = summarise(v, 5, 5), b = summarise(v, 5, 1);
@@ -42,7 +42,7 @@ static void one_element_slabs(void **state)
 	assert_close(a.l2, b.l2, 1e-15);
 }
 
-static void nan_propagates(void **state)
+static void counts_nan_and_propagates_it(void **state)
 {
 	double v[4] = {1, NAN, INFINITY, 0};
 	ckpt_summary m = summarise(v, 4, 2);
@@ -53,7 +53,7 @@ static void nan_propagates(void **state)
 	assert_true(m.nan == 1 && m.inf == 1 && m.zeros == 1);
 }
 
-static void inf_semantics(void **state)
+static void treats_infinities_as_numpy_does(void **state)
 {
 	double p[3] = {1, INFINITY, 2}, both[2] = {INFINITY, -INFINITY};
 	ckpt_summary m = summarise(p, 3, 3), n = summarise(both, 2, 1);
@@ -64,7 +64,7 @@ static void inf_semantics(void **state)
 	assert_true(isnan(n.mean) && n.min == -INFINITY && n.max == INFINITY);
 }
 
-static void empty(void **state)
+static void summarises_nothing_as_nan_mean(void **state)
 {
 	ckpt_summary m = summarise(NULL, 0, 1);
 
@@ -73,7 +73,7 @@ static void empty(void **state)
 }
 
 /* Large values would overflow a plain sum of squares; tiny ones underflow. */
-static void norm_without_overflow(void **state)
+static void computes_norms_without_overflow(void **state)
 {
 	double big[3] = {3e200, 4e200, 0}, tiny[2] = {3e-200, 4e-200};
 
@@ -83,7 +83,7 @@ static void norm_without_overflow(void **state)
 }
 
 /* A mean near 1e8 with small spread keeps its digits over many slabs. */
-static void accurate_over_slabs(void **state)
+static void stays_accurate_over_many_slabs(void **state)
 {
 	enum { N = 100000 };
 	double *v = malloc(N * sizeof *v);
@@ -101,13 +101,13 @@ static void accurate_over_slabs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(simple),
-		cmocka_unit_test(one_element_slabs),
-		cmocka_unit_test(nan_propagates),
-		cmocka_unit_test(inf_semantics),
-		cmocka_unit_test(empty),
-		cmocka_unit_test(norm_without_overflow),
-		cmocka_unit_test(accurate_over_slabs),
+		cmocka_unit_test(summarises_min_max_mean_std_and_norm),
+		cmocka_unit_test(gives_the_same_over_one_element_slabs),
+		cmocka_unit_test(counts_nan_and_propagates_it),
+		cmocka_unit_test(treats_infinities_as_numpy_does),
+		cmocka_unit_test(summarises_nothing_as_nan_mean),
+		cmocka_unit_test(computes_norms_without_overflow),
+		cmocka_unit_test(stays_accurate_over_many_slabs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

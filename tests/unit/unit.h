@@ -45,6 +45,31 @@ static inline int unit_rmdir(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/* name inside the test group's directory; four calls' results stay
+ * valid at once. */
+static inline const char *unit_path(const char *name)
+{
+	static char p[4][128];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(p[k], sizeof p[k], "%s/%s", unit_dir, name);
+	return p[k];
+}
+
+/* A float64 scalar variable in o, through the writer's public API:
+ * create, open, write its one region, close. */
+static inline void unit_write_scalar(ckpt_out *o, const char *name, double v)
+{
+	ckpt_region whole = {.rank = 0, .n = 1};
+	ckpt_outvar *w;
+
+	assert_int_equal(ckpt_out_create_var(o, name, CKPT_F64, 0, NULL), 0);
+	assert_non_null(w = ckpt_outvar_open(o, name, CKPT_F64));
+	assert_int_equal(ckpt_outvar_write(w, &whole, &v), 0);
+	ckpt_outvar_close(w);
+}
+
 /* cmocka's assert_float_equal works in float; checkpoints need double. */
 #define assert_close(a, b, rel)                                              \
 	do {                                                                 \
