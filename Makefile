@@ -21,6 +21,8 @@ ARCHIVE_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive 2>/dev/null)
 ARCHIVE_LIBS   := $(shell $(PKG_CONFIG) --libs libarchive 2>/dev/null)
 ZLIB_CFLAGS    := $(shell $(PKG_CONFIG) --cflags zlib 2>/dev/null)
 ZLIB_LIBS      := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
+JANSSON_CFLAGS := $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
+JANSSON_LIBS   := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson)
 CMOCKA_CFLAGS  := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -46,15 +48,16 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 # include path: they see only libckpt's format-neutral API.
 PROG_CFLAGS := -std=c11 -pthread -ffp-contract=off -fno-trapping-math -D_XOPEN_SOURCE=700 \
                $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) -Isrc
-ALL_CFLAGS  := $(PROG_CFLAGS) -DH5_USE_110_API $(HDF5_CFLAGS) $(ARCHIVE_CFLAGS) $(ZLIB_CFLAGS)
+ALL_CFLAGS  := $(PROG_CFLAGS) -DH5_USE_110_API $(HDF5_CFLAGS) $(ARCHIVE_CFLAGS) $(ZLIB_CFLAGS) \
+               $(JANSSON_CFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
-LIBS     := $(HDF5_LIBS) $(ARCHIVE_LIBS) $(ZLIB_LIBS) -lm -pthread
+LIBS     := $(HDF5_LIBS) $(ARCHIVE_LIBS) $(ZLIB_LIBS) $(JANSSON_LIBS) -lm -pthread
 
 LIB_SRC  := $(sort $(wildcard src/lib/*.c))
 LIB_HDR  := $(sort $(wildcard src/lib/*.h))
 # Internal to the library (the HDF5 backend, CPU- and compiler-specific
 # code): never installed, never included by a program.
-LIB_PRIV := $(addprefix src/lib/,h5.h header.h i128.h refs.h temp.h vec.h)
+LIB_PRIV := $(addprefix src/lib/,h5.h header.h i128.h refs.h temp.h vec.h wrap.h)
 LIB_PUB  := $(filter-out $(LIB_PRIV),$(LIB_HDR))
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
 PROGS    := $(patsubst src/%.c,%,$(sort $(wildcard src/ckpt-*.c)))
@@ -156,7 +159,7 @@ uninstall:
 # The Debian packages the build and the tests need; sudo only when not root.
 # The filter plugins let HDF5 decode LZF, LZ4, BZip2 and Bitshuffle data.
 DEPS := build-essential pkg-config libhdf5-dev libarchive-dev libcmocka-dev \
-        zlib1g-dev hdf5-plugin-lzf hdf5-filter-plugin python3-h5py python3-numpy \
+        zlib1g-dev libjansson-dev hdf5-plugin-lzf hdf5-filter-plugin python3-h5py python3-numpy \
         hdf5-tools valgrind mandoc
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -185,7 +188,7 @@ FZ        := build-fuzz
 FUZZ_CFLAGS := -std=c11 -pthread -ffp-contract=off -fno-trapping-math -D_XOPEN_SOURCE=700 \
                -DH5_USE_110_API -g -O1 \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-               $(HDF5_CFLAGS) $(ARCHIVE_CFLAGS) $(ZLIB_CFLAGS) -Isrc
+               $(HDF5_CFLAGS) $(ARCHIVE_CFLAGS) $(ZLIB_CFLAGS) $(JANSSON_CFLAGS) -Isrc
 
 $(FZ)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(LIB_HDR) src/prog.c src/prog.h
 	@mkdir -p $(@D)

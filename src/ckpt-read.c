@@ -338,6 +338,42 @@ static void json_var_close(const ckpt_file *f, const struct row *r)
 	putchar('}');
 }
 
+/* What the checkpoint came in: the archive (and member), or the shard map
+ * (and its shards). */
+static void print_container(const ckpt_container *c)
+{
+	if (c->kind == CKPT_KERAS_SHARDS) {
+		printf("%zu Keras shard%s listed in %s:", c->nshards, c->nshards == 1 ? "" : "s",
+		       c->path);
+		for (size_t i = 0; i < c->nshards; i++)
+			printf(" %s", c->shards[i]);
+		putchar('\n');
+	} else {
+		printf("member %s of the %s %s\n", c->member,
+		       c->kind == CKPT_KERAS_ARCHIVE ? "Keras archive" : "archive", c->path);
+	}
+}
+
+static void json_container(const ckpt_container *c)
+{
+	printf(", \"container\": {\"kind\": ");
+	json_string(stdout, ckpt_container_kind_name(c->kind));
+	printf(", \"path\": ");
+	json_string(stdout, c->path);
+	if (c->kind == CKPT_KERAS_SHARDS) {
+		printf(", \"shards\": [");
+		for (size_t i = 0; i < c->nshards; i++) {
+			printf("%s", i ? ", " : "");
+			json_string(stdout, c->shards[i]);
+		}
+		putchar(']');
+	} else {
+		printf(", \"member\": ");
+		json_string(stdout, c->member);
+	}
+	putchar('}');
+}
+
 /* ---- one file ----------------------------------------------------------- */
 
 static size_t select_rows(const ckpt_file *f, struct row **out)
@@ -411,7 +447,10 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 			}
 			json_var_close(f, &rows[i]);
 		}
-		printf("\n  ], \"totals\": {\"variables\": %zu, \"parameters\": %" PRIu64
+		printf("\n  ]");
+		if (f->container)
+			json_container(f->container);
+		printf(", \"totals\": {\"variables\": %zu, \"parameters\": %" PRIu64
 		       ", \"bytes\": %" PRIu64 "}}", n, params, bytes);
 	} else if (opt.format == TSV && opt.values) {
 		if (index == 0)
@@ -458,6 +497,8 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 		}
 		if (!opt.values)
 			print_aliases(f, rows, n);
+		if (!opt.quiet && f->container)
+			print_container(f->container);
 		if (!opt.quiet)
 			printf("%s%zu variable%s, %" PRIu64 " parameters, %" PRIu64 " bytes\n",
 			       opt.values ? "\n" : "", n, n == 1 ? "" : "s", params, bytes);

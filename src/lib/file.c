@@ -4,6 +4,7 @@
 #include "file.h"
 #include "err.h"
 #include "h5.h"
+#include "wrap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,7 +64,7 @@ int ckpt_read_stream(int fd, void **buf, size_t *size)
 
 /* ---- opening ------------------------------------------------------------ */
 
-static ckpt_file *new_file(const char *name)
+ckpt_file *ckpt_file_new(const char *name)
 {
 	ckpt_file *f = calloc(1, sizeof *f);
 
@@ -82,26 +83,33 @@ static int cmp_by_name(const void *a, const void *b)
 	              (*(const ckpt_var *const *)b)->name);
 }
 
-/* The backend lists the variables; lookups go through them sorted. */
-static ckpt_file *finish_open(ckpt_file *f, int opened)
+/* Lookups go through the variables sorted by name. */
+int ckpt_file_index(ckpt_file *f)
 {
-	int rc = opened < 0 ? -1 : ckpt_h5_list(f);
-
-	if (rc == 0 && !(f->by_name = malloc((f->nvars + 1) * sizeof *f->by_name)))
-		rc = ckpt_seterr("%s: out of memory", f->name);
-	if (rc < 0) {
+	if (!(f->by_name = malloc((f->nvars + 1) * sizeof *f->by_name))) {
+		ckpt_seterr("%s: out of memory", f->name);
 		ckpt_close(f);
-		return NULL;
+		return -1;
 	}
 	for (size_t i = 0; i < f->nvars; i++)
 		f->by_name[i] = &f->vars[i];
 	qsort(f->by_name, f->nvars, sizeof *f->by_name, cmp_by_name);
-	return f;
+	return 0;
+}
+
+/* The backend lists the variables. */
+static ckpt_file *finish_open(ckpt_file *f, int opened)
+{
+	if (opened < 0 || ckpt_h5_list(f) < 0) {
+		ckpt_close(f);
+		return NULL;
+	}
+	return ckpt_file_index(f) < 0 ? NULL : f;
 }
 
 ckpt_file *ckpt_open_image(const char *name, void *image, size_t size)
 {
-	ckpt_file *f = new_file(name);
+	ckpt_file *f = ckpt_file_new(name);
 	int opened = -1;
 
 	if (!f) {
@@ -169,7 +177,7 @@ ckpt_file *ckpt_open(const char *path)
 
 	if (strcmp(path, "-") == 0)
 		return open_stdin();
-	if (check_path(path) < 0 || !(f = new_file(path)))
+	if (check_path(path) < 0 || !(f = ckpt_file_new(path)))
 		return NULL;
 	if ((opened = ckpt_h5_open_path(f, path)) == 0 && (f->fd = open(path, O_RDONLY)) >= 0) {
 		struct stat st;
@@ -184,6 +192,7 @@ void ckpt_close(ckpt_file *f)
 	if (!f)
 		return;
 	ckpt_h5_close(f);
+	ckpt_container_free(f->container);
 	if (f->fd >= 0)
 		close(f->fd);
 	for (size_t i = 0; i < f->nvars; i++)

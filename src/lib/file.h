@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "container.h"
 #include "dtype.h"
 
 #define CKPT_MAX_RANK 32
@@ -62,6 +63,7 @@ typedef struct ckpt_file {
 	const ckpt_var **by_name; /* vars sorted by name, for lookups */
 	ckpt_obj *objs;     /* groups, variables and soft links in walk order */
 	size_t nobjs;
+	ckpt_container *container; /* what it came wrapped in; NULL: a file */
 } ckpt_file;
 
 /* Open path ("-" reads standard input into memory) read-only and list its

@@ -39,8 +39,28 @@ int ckpt_h5_open_image(ckpt_file *f);
 int ckpt_h5_list(ckpt_file *f);
 void ckpt_h5_close(ckpt_file *f);
 
-/* The HDF5 file being written. */
-hid_t ckpt_h5_out_fid(const ckpt_out *o);
+/* ---- writing (h5out.c), under out.c ------------------------------------ */
+
+/* One HDF5 file being written: a temporary beside target (or in TMPDIR
+ * for standard output, via_tmpdir), created like the file like. */
+struct ckpt_h5out;
+struct ckpt_h5out *ckpt_h5out_open(const char *target, int force, int via_tmpdir,
+                                   const ckpt_file *like);
+hid_t ckpt_h5out_fid(const struct ckpt_h5out *h);
+const char *ckpt_h5out_name(const struct ckpt_h5out *h); /* the target, for messages */
+const char *ckpt_h5out_temp(const struct ckpt_h5out *h); /* the temporary's path */
+/* Close the HDF5 file: the temporary is complete, not yet in place. */
+int ckpt_h5out_finish(struct ckpt_h5out *h);
+/* Finish and move into place; frees h (on failure too). */
+int ckpt_h5out_commit(struct ckpt_h5out *h);
+/* Close and remove the temporary; frees h.  NULL is allowed. */
+void ckpt_h5out_abort(struct ckpt_h5out *h);
+
+/* The HDF5 file of output o that holds (or is to hold) the object called
+ * name - of several when o is a sharded set - and its name for messages;
+ * NULL: the first. */
+hid_t ckpt_h5_out_fid(const ckpt_out *o, const char *name);
+const char *ckpt_h5_out_name(const ckpt_out *o, const char *name);
 
 /* ---- element types ------------------------------------------------------ */
 
@@ -100,6 +120,14 @@ int ckpt_h5_region_write(const ckpt_region *r, hid_t dset, hid_t memtype,
 
 /* Copy attributes of src_obj onto dst_obj (both open objects). */
 int ckpt_copy_attrs(hid_t src_obj, hid_t dst_obj, const char *what);
+
+/* ckpt_copy_structure() and ckpt_copy_var() into the HDF5 file dst.  Groups
+ * and attributes that dst has already are kept (shards of a set written as
+ * one file have groups in common). */
+int ckpt_h5_copy_structure(const ckpt_file *src, hid_t dst, ckpt_copy_fn decide,
+                           void *user);
+int ckpt_h5_copy_var(const ckpt_file *src, const ckpt_var *v, hid_t dst,
+                     const char *dst_name);
 
 /* The two steps of ckpt_copy_structure(), for copies that take objects
  * from several files (shard.c): the root group's attributes, and one

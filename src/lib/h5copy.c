@@ -27,7 +27,8 @@ static herr_t copy_one_attr(hid_t loc, const char *name, const H5A_info_t *ai,
 	int ok = 0;
 
 	(void)ai;
-	if (c->skip && strcmp(name, c->skip) == 0)
+	/* (one present already: the same group in an earlier shard of a set) */
+	if ((c->skip && strcmp(name, c->skip) == 0) || H5Aexists(c->dst, name) > 0)
 		return 0;
 	if ((a = H5Aopen(loc, name, H5P_DEFAULT)) < 0 || (t = H5Aget_type(a)) < 0 ||
 	    (sp = H5Aget_space(a)) < 0 || (n = H5Sget_simple_extent_npoints(sp)) < 0)
@@ -134,8 +135,12 @@ static int copy_group(const ckpt_file *src, hid_t dst, const char *path,
 
 	if ((sg = H5Gopen2(sloc, name, H5P_DEFAULT)) >= 0 && ckpt_h5_needs_dense_attrs(sg))
 		ckpt_h5_newer_format(dst);
-	if (sg < 0 || (gcpl = H5Gget_create_plist(sg)) < 0 ||
-	    (dg = H5Gcreate2(dloc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT)) < 0)
+	/* a group can be there already: shards of a set written as one file */
+	if (sg >= 0 && H5Lexists(dloc, name, H5P_DEFAULT) > 0)
+		dg = H5Gopen2(dloc, name, H5P_DEFAULT);
+	else if (sg >= 0 && (gcpl = H5Gget_create_plist(sg)) >= 0)
+		dg = H5Gcreate2(dloc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+	if (dg < 0)
 		ckpt_seterr_h5("%s: group '%s': cannot copy", src->name, path);
 	else
 		rc = ckpt_copy_attrs(sg, dg, src->name);
@@ -445,10 +450,10 @@ static int copy_whole(const ckpt_file *src, const ckpt_var *v, hid_t dst,
 	return create_like(src, v, dst, dst_name, NULL, 1);
 }
 
-int ckpt_copy_var(const ckpt_file *src, const ckpt_var *v, ckpt_out *o,
-                  const char *dst_name)
+int ckpt_h5_copy_var(const ckpt_file *src, const ckpt_var *v, hid_t dst,
+                     const char *dst_name)
 {
-	return copy_whole(src, v, ckpt_h5_out_fid(o), dst_name);
+	return copy_whole(src, v, dst, dst_name);
 }
 
 static int copy_var(const ckpt_file *src, const ckpt_var *v, hid_t dst,
@@ -526,11 +531,10 @@ int ckpt_h5_copy_obj(const ckpt_file *src, const ckpt_obj *o, hid_t dst,
 	return copy_obj(src, o, dst, decide, user, NULL);
 }
 
-int ckpt_copy_structure(const ckpt_file *src, ckpt_out *out, ckpt_copy_fn decide,
-                        void *user)
+int ckpt_h5_copy_structure(const ckpt_file *src, hid_t dst, ckpt_copy_fn decide,
+                           void *user)
 {
 	struct cursor cur = {NULL, -1, -1};
-	hid_t dst = ckpt_h5_out_fid(out);
 	int rc = ckpt_h5_copy_root_attrs(src, dst);
 
 	for (size_t i = 0; i < src->nobjs && rc == 0; i++)

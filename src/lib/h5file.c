@@ -2,6 +2,7 @@
  * opening it (a path, or an image in memory read in place), listing its
  * variables in the toolkit's order, describing their storage. */
 #include "h5.h"
+#include "wrap.h"
 #include "err.h"
 
 #include <errno.h>
@@ -673,12 +674,16 @@ void ckpt_h5_close(ckpt_file *f)
 
 /* ---- describing storage ------------------------------------------------ */
 
-char *ckpt_var_storage(const ckpt_file *f, const ckpt_var *v, char *out, size_t size)
+char *ckpt_var_storage(const ckpt_file *set, const ckpt_var *var, char *out, size_t size)
 {
-	hid_t d = H5Dopen2(f->backend->fid, v->name, H5P_DEFAULT), dcpl;
+	const ckpt_file *f;
+	const ckpt_var *v;
+	hid_t d, dcpl;
 	size_t len = 0;
 	int nf;
 
+	ckpt_part_of(set, var, &f, &v); /* a sharded set: the shard's */
+	d = H5Dopen2(ckpt_h5_fid(f), v->name, H5P_DEFAULT);
 	if (d < 0 || (dcpl = H5Dget_create_plist(d)) < 0) {
 		ckpt_seterr_h5("%s: variable '%s': cannot read its storage properties",
 		               f->name, v->name);

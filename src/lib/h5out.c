@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-struct ckpt_out {
+struct ckpt_h5out {
 	struct ckpt_temp t;
 	hid_t fid;
 	void *userblock;   /* the base's user block, written back at commit */
@@ -89,7 +89,7 @@ static hid_t fcpl_like(const ckpt_file *f)
 }
 
 /* The bytes of f's user block (HDF5 keeps its size, not its content). */
-static int read_userblock(const ckpt_file *f, hid_t fcpl, ckpt_out *o)
+static int read_userblock(const ckpt_file *f, hid_t fcpl, struct ckpt_h5out *o)
 {
 	hsize_t size = 0;
 
@@ -105,7 +105,7 @@ static int read_userblock(const ckpt_file *f, hid_t fcpl, ckpt_out *o)
 	return 0;
 }
 
-static int write_userblock(const ckpt_out *o)
+static int write_userblock(const struct ckpt_h5out *o)
 {
 	int fd;
 	ssize_t n;
@@ -120,9 +120,10 @@ static int write_userblock(const ckpt_out *o)
 	return 0;
 }
 
-ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like)
+struct ckpt_h5out *ckpt_h5out_open(const char *target, int force, int via_tmpdir,
+                                   const ckpt_file *like)
 {
-	ckpt_out *o = calloc(1, sizeof *o);
+	struct ckpt_h5out *o = calloc(1, sizeof *o);
 	hid_t fcpl = H5P_DEFAULT, fapl;
 
 	if (!o) {
@@ -131,7 +132,7 @@ ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like)
 	}
 	o->fid = -1;
 	/* "-": HDF5 writes a file, which is then copied to standard output */
-	if (ckpt_temp_open(&o->t, target, force, 1, "an HDF5 file") < 0)
+	if (ckpt_temp_open(&o->t, target, force, via_tmpdir, "an HDF5 file") < 0)
 		goto fail;
 	close(o->t.fd);
 	o->t.fd = -1;
@@ -158,27 +159,44 @@ ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like)
 		goto fail;
 	return o;
 fail:
-	ckpt_out_abort(o);
+	ckpt_h5out_abort(o);
 	return NULL;
 }
 
-hid_t ckpt_h5_out_fid(const ckpt_out *o)
+hid_t ckpt_h5out_fid(const struct ckpt_h5out *o)
 {
 	return o->fid;
 }
 
-int ckpt_out_commit(ckpt_out *o)
+const char *ckpt_h5out_name(const struct ckpt_h5out *o)
 {
-	herr_t rc = H5Fclose(o->fid);
+	return ckpt_temp_name(&o->t);
+}
 
+const char *ckpt_h5out_temp(const struct ckpt_h5out *o)
+{
+	return o->t.tmp;
+}
+
+int ckpt_h5out_finish(struct ckpt_h5out *o)
+{
+	herr_t rc;
+
+	if (o->fid < 0)
+		return 0;
+	rc = H5Fclose(o->fid);
 	o->fid = -1;
+	if (rc < 0)
+		return ckpt_seterr_h5("%s: write error", ckpt_temp_name(&o->t));
+	return write_userblock(o);
+}
+
+int ckpt_h5out_commit(struct ckpt_h5out *o)
+{
+	int rc = ckpt_h5out_finish(o);
+
 	if (rc < 0) {
-		ckpt_seterr_h5("%s: write error", ckpt_temp_name(&o->t));
-		ckpt_out_abort(o);
-		return -1;
-	}
-	if (write_userblock(o) < 0) {
-		ckpt_out_abort(o);
+		ckpt_h5out_abort(o);
 		return -1;
 	}
 	rc = ckpt_temp_commit(&o->t);
@@ -187,7 +205,7 @@ int ckpt_out_commit(ckpt_out *o)
 	return rc;
 }
 
-void ckpt_out_abort(ckpt_out *o)
+void ckpt_h5out_abort(struct ckpt_h5out *o)
 {
 	if (!o)
 		return;
@@ -228,8 +246,8 @@ int ckpt_h5_make_groups(hid_t fid, const char *path)
 
 int ckpt_out_make_groups(ckpt_out *o, const char *path)
 {
-	if (ckpt_h5_make_groups(o->fid, path) < 0)
-		return ckpt_seterr("%s: %s", ckpt_temp_name(&o->t), ckpt_errmsg());
+	if (ckpt_h5_make_groups(ckpt_h5_out_fid(o, path), path) < 0)
+		return ckpt_seterr("%s: %s", ckpt_h5_out_name(o, path), ckpt_errmsg());
 	return 0;
 }
 
@@ -247,10 +265,11 @@ int ckpt_out_create_var(ckpt_out *o, const char *name, ckpt_dtype t, int rank,
 	        H5Screate_simple(rank, h, NULL);
 	type = ckpt_dtype_filetype(t);
 	if (space >= 0 && type >= 0)
-		d = H5Dcreate2(o->fid, name, type, space, H5P_DEFAULT, H5P_DEFAULT,
-		               H5P_DEFAULT);
+		d = H5Dcreate2(ckpt_h5_out_fid(o, name), name, type, space, H5P_DEFAULT,
+		               H5P_DEFAULT, H5P_DEFAULT);
 	if (d < 0)
-		ckpt_seterr_h5("%s: variable '%s': cannot create", ckpt_temp_name(&o->t), name);
+		ckpt_seterr_h5("%s: variable '%s': cannot create", ckpt_h5_out_name(o, name),
+		               name);
 	else
 		H5Dclose(d);
 	if (type >= 0)
@@ -270,7 +289,7 @@ struct ckpt_outvar {
 static ckpt_outvar *outvar_open(ckpt_out *o, const char *name)
 {
 	ckpt_outvar *w = calloc(1, sizeof *w);
-	const char *on = ckpt_temp_name(&o->t);
+	const char *on = ckpt_h5_out_name(o, name);
 	size_t len = strlen(on) + strlen(name) + 16;
 
 	if (!w || !(w->what = malloc(len))) {
@@ -280,7 +299,7 @@ static ckpt_outvar *outvar_open(ckpt_out *o, const char *name)
 	}
 	snprintf(w->what, len, "%s: variable '%s'", on, name);
 	w->memtype = -1;
-	if ((w->dset = H5Dopen2(o->fid, name, H5P_DEFAULT)) < 0) {
+	if ((w->dset = H5Dopen2(ckpt_h5_out_fid(o, name), name, H5P_DEFAULT)) < 0) {
 		ckpt_seterr_h5("%s: cannot open in the output", w->what);
 		ckpt_outvar_close(w);
 		return NULL;

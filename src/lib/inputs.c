@@ -1,8 +1,10 @@
 /* inputs.c - HDF5 files, stdin and archives as inputs. */
 #include "inputs.h"
 #include "err.h"
+#include "wrap.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,52 +64,159 @@ static int read_member(struct archive *a, const char *name, void **buf, size_t *
 	return 0;
 }
 
+/* The regular members of an archive, read in order. */
+struct members {
+	struct ckpt_member *m;
+	size_t n;
+	int zip;
+};
+
+static void members_free(struct members *ms)
+{
+	for (size_t i = 0; i < ms->n; i++) {
+		archive_entry_free(ms->m[i].entry);
+		free(ms->m[i].data);
+	}
+	free(ms->m);
+	ms->m = NULL;
+	ms->n = 0;
+}
+
+static const char *member_name(const struct ckpt_member *m)
+{
+	const char *name = archive_entry_pathname(m->entry);
+
+	return name ? name : "?";
+}
+
+static int read_members(struct archive *a, const char *shown, struct members *ms)
+{
+	struct archive_entry *e;
+	int r;
+
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		struct ckpt_member *m;
+		char *name;
+
+		ms->zip = ms->zip || (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) ==
+		                     ARCHIVE_FORMAT_ZIP;
+		if (archive_entry_filetype(e) != AE_IFREG)
+			continue;
+		if (!(m = realloc(ms->m, (ms->n + 1) * sizeof *m)))
+			return ckpt_seterr("%s: out of memory", shown);
+		ms->m = m;
+		m = &ms->m[ms->n];
+		*m = (struct ckpt_member){archive_entry_clone(e), NULL, 0};
+		if (!m->entry)
+			return ckpt_seterr("%s: out of memory", shown);
+		ms->n++;
+		if (!(name = malloc(strlen(shown) + strlen(member_name(m)) + 2)))
+			return ckpt_seterr("%s: out of memory", shown);
+		sprintf(name, "%s:%s", shown, member_name(m));
+		r = read_member(a, name, &m->data, &m->size);
+		free(name);
+		if (r < 0)
+			return -1;
+	}
+	if (r != ARCHIVE_EOF)
+		return ckpt_seterr("%s: damaged archive (%s)", shown, archive_error_string(a));
+	return 0;
+}
+
+/* The member's checkpoint, knowing what it came in. */
+static ckpt_file *open_member(const char *shown, struct ckpt_member *m, ckpt_container_kind kind)
+{
+	char *name = malloc(strlen(shown) + strlen(member_name(m)) + 2);
+	ckpt_container *c = calloc(1, sizeof *c);
+	ckpt_file *f = NULL;
+
+	if (name && c && (c->path = strdup(shown)) && (c->member = strdup(member_name(m)))) {
+		sprintf(name, "%s:%s", shown, member_name(m));
+		c->kind = kind;
+		f = ckpt_open_image(name, m->data, m->size);
+		m->data = NULL; /* the checkpoint owns the bytes now */
+		if (f) {
+			f->container = c;
+			c = NULL;
+		}
+	} else {
+		ckpt_seterr("%s: out of memory", shown);
+	}
+	ckpt_container_free(c);
+	free(name);
+	return f;
+}
+
+/* A Keras archive is one checkpoint, its model.weights.h5; the other
+ * members are kept for an output that is to be a .keras archive too. */
+static int open_keras(const char *shown, struct members *ms, ckpt_file ***files, size_t *n)
+{
+	struct ckpt_wrapping *w;
+	size_t k = 0;
+	ckpt_file *f;
+
+	while (k < ms->n && strcmp(member_name(&ms->m[k]), CKPT_KERAS_WEIGHTS) != 0)
+		k++;
+	if (k == ms->n)
+		return ckpt_seterr("%s: a Keras archive without %s", shown, CKPT_KERAS_WEIGHTS);
+	if (!ckpt_image_is_hdf5(ms->m[k].data, ms->m[k].size))
+		return ckpt_seterr("%s:%s: not an HDF5 file", shown, CKPT_KERAS_WEIGHTS);
+	if (!(w = calloc(1, sizeof *w)))
+		return ckpt_seterr("%s: out of memory", shown);
+	if (!(f = open_member(shown, &ms->m[k], CKPT_KERAS_ARCHIVE))) {
+		free(w);
+		return -1;
+	}
+	w->members = ms->m;
+	w->nmembers = ms->n;
+	w->weights = k;
+	f->container->wrapping = w;
+	ms->m = NULL;
+	ms->n = 0;
+	return append(files, n, f);
+}
+
 /* Each HDF5 member of the archive, in order; the other members (Keras'
  * config.json, metadata.json) are skipped. */
 static int open_members(struct archive *a, const char *shown, ckpt_file ***files,
                         size_t *n)
 {
-	struct archive_entry *e;
+	struct members ms = {NULL, 0, 0};
+	const char **names;
 	size_t first = *n;
-	int r;
+	int keras, rc = read_members(a, shown, &ms);
 
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *member = archive_entry_pathname(e);
-		char *name;
-		void *buf = NULL;
-		size_t size = 0;
+	if (rc == 0 && !(names = calloc(ms.n + 1, sizeof *names)))
+		rc = ckpt_seterr("%s: out of memory", shown);
+	if (rc < 0) {
+		members_free(&ms);
+		return -1;
+	}
+	for (size_t i = 0; i < ms.n; i++)
+		names[i] = member_name(&ms.m[i]);
+	keras = ms.zip && ckpt_keras_archive_is(names, ms.n);
+	free(names);
+	if (keras) {
+		rc = open_keras(shown, &ms, files, n);
+		members_free(&ms);
+		return rc;
+	}
+	for (size_t i = 0; i < ms.n && rc == 0; i++) {
 		ckpt_file *f;
 
-		if (archive_entry_filetype(e) != AE_IFREG)
+		if (!ckpt_image_is_hdf5(ms.m[i].data, ms.m[i].size))
 			continue;
-		if (!(name = malloc(strlen(shown) + strlen(member ? member : "?") + 2)))
-			return ckpt_seterr("out of memory");
-		sprintf(name, "%s:%s", shown, member ? member : "?");
-		if (read_member(a, name, &buf, &size) < 0) {
-			free(name);
-			goto fail;
-		}
-		if (!ckpt_image_is_hdf5(buf, size)) {
-			free(buf);
-			free(name);
-			continue;
-		}
-		f = ckpt_open_image(name, buf, size);
-		free(name);
-		if (!f || append(files, n, f) < 0)
-			goto fail;
+		if (!(f = open_member(shown, &ms.m[i], CKPT_ARCHIVE_MEMBER)) ||
+		    append(files, n, f) < 0)
+			rc = -1;
 	}
-	if (r != ARCHIVE_EOF) {
-		ckpt_seterr("%s: damaged archive (%s)", shown, archive_error_string(a));
-		goto fail;
-	}
-	if (*n == first)
-		return ckpt_seterr("%s: the archive holds no HDF5 file", shown);
-	return 0;
-fail:
-	while (*n > first)
-		ckpt_close((*files)[--*n]);
-	return -1;
+	members_free(&ms);
+	if (rc == 0 && *n == first)
+		rc = ckpt_seterr("%s: the archive holds no HDF5 file", shown);
+	if (rc < 0)
+		while (*n > first)
+			ckpt_close((*files)[--*n]);
+	return rc;
 }
 
 static struct archive *new_reader(void)
@@ -147,6 +256,45 @@ static int open_archive(const char *path, const void *mem, size_t size,
 	return rc;
 }
 
+static int is_json(const char *path)
+{
+	char head[64];
+	int fd = open(path, O_RDONLY);
+	ssize_t got = fd < 0 ? -1 : read(fd, head, sizeof head);
+
+	if (fd >= 0)
+		close(fd);
+	return got > 0 && ckpt_looks_like_json(head, (size_t)got);
+}
+
+/* A shard map (Keras' NAME.weights.json) is one checkpoint, its shards'
+ * union.  Maps are small: a line per layer. */
+#define MAX_MAP_BYTES (256u << 20)
+
+static int open_shard_map(const char *path, ckpt_file ***files, size_t *n)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	void *text;
+	size_t len;
+	ckpt_file *f;
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size > MAX_MAP_BYTES) {
+		close(fd);
+		return ckpt_seterr("%s: not HDF5, and too large for a shard map (%ju bytes; "
+		                   "at most %u)", path, (uintmax_t)st.st_size, MAX_MAP_BYTES);
+	}
+	if (fd < 0 || ckpt_read_stream(fd, &text, &len) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return ckpt_seterr_errno(path);
+	}
+	close(fd);
+	f = ckpt_keras_shards_open(path, text, len);
+	free(text);
+	return f ? append(files, n, f) : -1;
+}
+
 int ckpt_open_inputs(const char *path, ckpt_file ***files, size_t *n)
 {
 	ckpt_file *f;
@@ -171,7 +319,8 @@ int ckpt_open_inputs(const char *path, ckpt_file ***files, size_t *n)
 		return rc;
 	}
 	if (!path_is_hdf5(path))
-		return open_archive(path, NULL, 0, files, n);
+		return is_json(path) ? open_shard_map(path, files, n)
+		                     : open_archive(path, NULL, 0, files, n);
 	f = ckpt_open(path);
 	return f ? append(files, n, f) : -1;
 }

@@ -423,13 +423,13 @@ int ckpt_linear_save(const ckpt_linear *m, const char *target, int force,
 	H5Tset_size(str, H5T_VARIABLE);
 	if (!o || !wn || !bn)
 		goto out;
-	rc = write_var(ckpt_h5_out_fid(o), wn, scalar ? 1 : 2, scalar ? &one : wd, m->w);
-	rc = rc ? rc : write_var(ckpt_h5_out_fid(o), bn, 1, &bd, m->b);
-	rc = rc ? rc : write_attr(ckpt_h5_out_fid(o), "iterations", H5T_NATIVE_LLONG,
+	rc = write_var(ckpt_h5_out_fid(o, NULL), wn, scalar ? 1 : 2, scalar ? &one : wd, m->w);
+	rc = rc ? rc : write_var(ckpt_h5_out_fid(o, NULL), bn, 1, &bd, m->b);
+	rc = rc ? rc : write_attr(ckpt_h5_out_fid(o, NULL), "iterations", H5T_NATIVE_LLONG,
 	                          H5T_STD_I64LE, &it);
-	rc = rc ? rc : write_attr(ckpt_h5_out_fid(o), "loss", H5T_NATIVE_DOUBLE,
+	rc = rc ? rc : write_attr(ckpt_h5_out_fid(o, NULL), "loss", H5T_NATIVE_DOUBLE,
 	                          H5T_IEEE_F64LE, &loss);
-	rc = rc ? rc : write_attr(ckpt_h5_out_fid(o), "options", str, str, &options);
+	rc = rc ? rc : write_attr(ckpt_h5_out_fid(o, NULL), "options", str, str, &options);
 	if (rc == 0) {
 		rc = ckpt_out_commit(o);
 		o = NULL;

@@ -1,6 +1,7 @@
 /* refs.c - references re-pointed and compared by path; variable-length
  * values compared by value.  One walk over a type's leaves serves both. */
 #include "refs.h"
+#include "wrap.h"
 #include "err.h"
 
 #include <stdlib.h>
@@ -316,10 +317,9 @@ static int repoint_object(const ckpt_file *src, const char *path, int dataset,
 	return rc;
 }
 
-int ckpt_copy_ref_values(const ckpt_file *src, const ckpt_var *v, ckpt_out *o,
-                         const char *dst_name)
+static int copy_ref_values(const ckpt_file *src, const ckpt_var *v, hid_t dst,
+                           const char *dst_name)
 {
-	hid_t dst = ckpt_h5_out_fid(o);
 	struct visit vis = {repoint_leaf, ckpt_h5_fid(src), -1, dst, 0};
 	hid_t so = -1, d = -1, t = -1, sp = -1;
 	int rc = 0;
@@ -346,6 +346,16 @@ int ckpt_copy_ref_values(const ckpt_file *src, const ckpt_var *v, ckpt_out *o,
 	if (so >= 0)
 		H5Dclose(so);
 	return rc;
+}
+
+int ckpt_copy_ref_values(const ckpt_file *set, const ckpt_var *var, ckpt_out *o,
+                         const char *dst_name)
+{
+	const ckpt_file *src;
+	const ckpt_var *v;
+
+	ckpt_part_of(set, var, &src, &v);
+	return copy_ref_values(src, v, ckpt_h5_out_fid(o, dst_name), dst_name);
 }
 
 int ckpt_h5_copy_refs(const ckpt_file *src, hid_t dst)

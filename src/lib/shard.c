@@ -100,7 +100,7 @@ oom:
 
 int ckpt_shard_write_attr(ckpt_out *o, const char *text)
 {
-	hid_t fid = ckpt_h5_out_fid(o);
+	hid_t fid = ckpt_h5_out_fid(o, NULL);
 	hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR), a = -1;
 	int rc = -1;
 
@@ -375,7 +375,7 @@ static int at_var(const ckpt_file *f, size_t cur, const char *name)
 
 int ckpt_shard_join(ckpt_file **shards, const ckpt_shard_info *info, ckpt_out *out)
 {
-	hid_t dst = ckpt_h5_out_fid(out);
+	hid_t dst = ckpt_h5_out_fid(out, NULL);
 	size_t k = info->count, *cur = calloc(k, sizeof *cur), left;
 	hid_t root;
 	int rc = ckpt_h5_copy_root_attrs(shards[0], dst);

@@ -3,6 +3,7 @@
 #include "slab.h"
 #include "err.h"
 #include "h5.h"
+#include "wrap.h"
 
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -249,8 +250,7 @@ int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
                    size_t max_bytes)
 {
 	memset(s, 0, sizeof *s);
-	s->file = f;
-	s->var = v;
+	ckpt_part_of(f, v, &s->file, &s->var); /* a sharded set: the shard's */
 	if (v->nelems == 0) {
 		s->at.done = 1;
 		return 0;
