@@ -178,7 +178,8 @@ clean:
 	rm -rf build build-san
 
 # make fuzz: libFuzzer (clang) harnesses of what ckpt parses itself
-# (manifests, bundles, shard attributes, name rules, option values) and of
+# (manifests, bundles, shard attributes, safetensors files, name rules, option
+# values) and of
 # valid HDF5 files built from the input (fuzz_hdf5), each
 # run FUZZ_SECONDS from the seed corpora in tests/fuzz/corpus; what they
 # find stays in build-fuzz/corpus (crashes: build-fuzz/crash-*).

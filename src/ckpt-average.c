@@ -23,7 +23,7 @@ static void usage(void)
 	       "Average checkpoints: every variable becomes the mean (or a weighted\n"
 	       "combination) of its values in the inputs; the output keeps the first\n"
 	       "input's groups, attributes and storage.  An INPUT may be '-' or an archive\n"
-	       "(tar, tar.gz, tar.zst, tar.xz, zip, .keras) whose HDF5 members are inputs.\n\n"
+	       "(tar, tar.gz, tar.zst, tar.xz, zip, .keras) whose checkpoint members are inputs.\n\n"
 	       "  -o OUT             output checkpoint ('-' for stdout); may be an input\n"
 	       "  -f, --force        replace OUT if it exists\n"
 	       "  -w W1,W2,...       weights, one per input, normalised to sum to 1\n"

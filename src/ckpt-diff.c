@@ -225,7 +225,7 @@ static void num(const char *key, double v)
 	char b[CKPT_FMT_MAX];
 
 	printf(", \"%s\": ", key);
-	json_number(stdout, ckpt_fmt_double(v, CKPT_F64, b));
+	print_json_number(stdout, ckpt_fmt_double(v, CKPT_F64, b));
 }
 
 static void report_simple(const char *status, const char *name, const char *text)
@@ -235,7 +235,7 @@ static void report_simple(const char *status, const char *name, const char *text
 	if (opt.json) {
 		json_sep();
 		printf("{\"name\": ");
-		json_string(stdout, name);
+		print_json_string(stdout, name);
 		printf(", \"status\": \"%s\"}", status);
 	} else {
 		printf("%s\n", text);
@@ -263,7 +263,7 @@ static void list_element(uint64_t index, size_t i, void *user)
 	ckpt_fmt_elem(l->vb->dtype, l->sb->buf, i, b);
 	if (opt.json) {
 		printf("%s{\"index\": ", l->listed ? ", " : "");
-		json_string(stdout, at);
+		print_json_string(stdout, at);
 		printf(", \"a\": \"%s\", \"b\": \"%s\"}", a, b);
 	} else {
 		printf("  %s %s %s\n", at, a, b);
@@ -341,7 +341,7 @@ static int compare_values(const ckpt_file *fa, const ckpt_var *va,
 	if (opt.json && !opt.quiet && opt.list) {
 		json_sep();
 		printf("{\"name\": ");
-		json_string(stdout, name);
+		print_json_string(stdout, name);
 		printf(", \"elements_listed\": [");
 		l.started = 1;
 	}
@@ -366,7 +366,7 @@ static int compare_values(const ckpt_file *fa, const ckpt_var *va,
 		} else {
 			json_sep();
 			printf("{\"name\": ");
-			json_string(stdout, name);
+			print_json_string(stdout, name);
 			printf(", ");
 		}
 		printf("\"status\": \"%s\", \"elements\": %" PRIu64 ", \"differ\": %" PRIu64,
@@ -468,9 +468,9 @@ int main(int argc, char **argv)
 	prepare(&b, argv[optind + 1]);
 	if (opt.json && !opt.quiet) {
 		printf("{\"a\": ");
-		json_string(stdout, a.f->name);
+		print_json_string(stdout, a.f->name);
 		printf(", \"b\": ");
-		json_string(stdout, b.f->name);
+		print_json_string(stdout, b.f->name);
 		printf(", \"variables\": [");
 	}
 	for (size_t i = 0; i < a.f->nvars; i++)

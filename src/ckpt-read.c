@@ -21,7 +21,8 @@ static struct options {
 static void usage(void)
 {
 	printf("usage: %s %s\n"
-	       "List the variables of HDF5 checkpoints: name, dtype, shape, elements, bytes.\n"
+	       "List the variables of checkpoints (HDF5, safetensors): name, dtype, shape,\n"
+	       "elements, bytes.\n"
 	       "FILE may be '-' for standard input, or a .keras archive.\n\n"
 	       "  --names            one variable name per line\n"
 	       "  --values           print values (C order, a line per last-dimension row)\n"
@@ -119,7 +120,7 @@ static void print_values_json(const ckpt_var *v, const ckpt_slab *s, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (s->start + i)
 			putchar(',');
-		json_number(stdout, ckpt_fmt_elem(v->dtype, s->buf, i, buf));
+		print_json_number(stdout, ckpt_fmt_elem(v->dtype, s->buf, i, buf));
 	}
 }
 
@@ -297,9 +298,9 @@ static void json_var_open(const struct row *r, size_t i)
 	const ckpt_var *v = r->var;
 
 	printf("%s\n    {\"name\": ", i ? "," : "");
-	json_string(stdout, r->name);
+	print_json_string(stdout, r->name);
 	printf(", \"dtype\": ");
-	json_string(stdout, v->type);
+	print_json_string(stdout, v->type);
 	printf(", \"numeric\": %s, \"shape\": ", v->dtype != CKPT_OTHER ? "true" : "false");
 	if (v->rank < 0) {
 		printf("null");
@@ -312,7 +313,7 @@ static void json_var_open(const struct row *r, size_t i)
 	printf(", \"elements\": %" PRIu64 ", \"bytes\": %" PRIu64, v->nelems, v->nbytes);
 	if (opt.verbose) {
 		printf(", \"storage\": ");
-		json_string(stdout, r->storage);
+		print_json_string(stdout, r->storage);
 	}
 }
 
@@ -321,7 +322,7 @@ static void json_var_close(const ckpt_file *f, const struct row *r)
 	if (r->alias) {
 		printf(", \"other_names\": [");
 		for (const ckpt_obj *o = r->alias; o; o = next_alias(f, o)) {
-			json_string(stdout, o->path);
+			print_json_string(stdout, o->path);
 			if (next_alias(f, o))
 				printf(", ");
 		}
@@ -331,7 +332,7 @@ static void json_var_close(const ckpt_file *f, const struct row *r)
 		printf(", \"stats\": {");
 		for (int i = 0; i < 8; i++) {
 			printf("%s\"%s\": ", i ? ", " : "", stat_fields[i]);
-			json_number(stdout, r->st[i]);
+			print_json_number(stdout, r->st[i]);
 		}
 		putchar('}');
 	}
@@ -342,9 +343,10 @@ static void json_var_close(const ckpt_file *f, const struct row *r)
  * (and its shards). */
 static void print_container(const ckpt_container *c)
 {
-	if (c->kind == CKPT_KERAS_SHARDS) {
-		printf("%zu Keras shard%s listed in %s:", c->nshards, c->nshards == 1 ? "" : "s",
-		       c->path);
+	if (ckpt_container_is_set(c->kind)) {
+		printf("%zu %s shard%s listed in %s:", c->nshards,
+		       c->kind == CKPT_KERAS_SHARDS ? "Keras" : "safetensors",
+		       c->nshards == 1 ? "" : "s", c->path);
 		for (size_t i = 0; i < c->nshards; i++)
 			printf(" %s", c->shards[i]);
 		putchar('\n');
@@ -357,19 +359,19 @@ static void print_container(const ckpt_container *c)
 static void json_container(const ckpt_container *c)
 {
 	printf(", \"container\": {\"kind\": ");
-	json_string(stdout, ckpt_container_kind_name(c->kind));
+	print_json_string(stdout, ckpt_container_kind_name(c->kind));
 	printf(", \"path\": ");
-	json_string(stdout, c->path);
-	if (c->kind == CKPT_KERAS_SHARDS) {
+	print_json_string(stdout, c->path);
+	if (ckpt_container_is_set(c->kind)) {
 		printf(", \"shards\": [");
 		for (size_t i = 0; i < c->nshards; i++) {
 			printf("%s", i ? ", " : "");
-			json_string(stdout, c->shards[i]);
+			print_json_string(stdout, c->shards[i]);
 		}
 		putchar(']');
 	} else {
 		printf(", \"member\": ");
-		json_string(stdout, c->member);
+		print_json_string(stdout, c->member);
 	}
 	putchar('}');
 }
@@ -434,7 +436,7 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 			printf("%s\n", rows[i].shown);
 	} else if (opt.format == JSON) {
 		printf("%s\n  {\"file\": ", index ? "," : "");
-		json_string(stdout, f->name);
+		print_json_string(stdout, f->name);
 		printf(", \"variables\": [");
 		for (size_t i = 0; i < n; i++) {
 			json_var_open(&rows[i], i);

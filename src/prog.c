@@ -253,7 +253,7 @@ static size_t utf8_len(const unsigned char *p)
 	return n;
 }
 
-void json_string(FILE *fp, const char *s)
+void print_json_string(FILE *fp, const char *s)
 {
 	fputc('"', fp);
 	for (const unsigned char *p = (const unsigned char *)s; *p;) {
@@ -278,7 +278,7 @@ void json_string(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
-void json_number(FILE *fp, const char *text)
+void print_json_number(FILE *fp, const char *text)
 {
 	if (strcmp(text, "nan") == 0 || strcmp(text, "inf") == 0 ||
 	    strcmp(text, "-inf") == 0)

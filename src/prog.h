@@ -61,11 +61,11 @@ int finish(int status);
 
 /* s as a JSON string, quoted and escaped; bytes that are not UTF-8 (which
  * JSON cannot carry) become U+FFFD. */
-void json_string(FILE *fp, const char *s);
+void print_json_string(FILE *fp, const char *s);
 
 /* A number as the fmt module writes it; "nan", "inf" and "-inf", which
  * JSON has no numbers for, as strings. */
-void json_number(FILE *fp, const char *text);
+void print_json_number(FILE *fp, const char *text);
 
 /* Progress on stderr, shown only when it is a terminal (or forced), never
  * with -q.  mode: -1 never, 0 when stderr is a terminal, 1 always. */

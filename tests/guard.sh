@@ -4,7 +4,8 @@
 # command line, and every regular file in the working directory, is
 # checksummed before and after, except the outputs the command names
 # (-o/--output, ckpt-flatten's --manifest; a %d pattern stands for its
-# shards, NAME.weights.json for NAME_*.weights.h5 too; a link given as -o
+# shards, NAME.weights.json for NAME_*.weights.h5 too and
+# NAME.safetensors.index.json for NAME-*-of-*.safetensors; a link given as -o
 # stands for its target) and what stdout and
 # stderr were sent to.  A changed input is written to $CKPT_GUARD_LOG,
 # which tests/run.sh turns into a failure of the case.
@@ -23,9 +24,11 @@ add_out() {
 	done
 	outs="$outs
 $o"
-	case $o in # a Keras sharded set: its shards too
+	case $o in # a sharded set: its shards too
 	*.weights.json) outs="$outs
 ${o%.weights.json}_[0-9]*.weights.h5" ;;
+	*.safetensors.index.json) outs="$outs
+${o%.safetensors.index.json}-[0-9]*-of-[0-9]*.safetensors" ;;
 	esac
 	[ -L "$1" ] && outs="$outs
 $(readlink -f "$1")"

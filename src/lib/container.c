@@ -16,12 +16,14 @@ const char *ckpt_container_kind_name(ckpt_container_kind k)
 		return "keras archive";
 	case CKPT_KERAS_SHARDS:
 		return "keras shards";
+	case CKPT_SAFETENSORS_SHARDS:
+		return "safetensors shards";
 	default:
 		return "file";
 	}
 }
 
-static int ends_with(const char *s, const char *suffix)
+int ckpt_name_ends(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
 
@@ -30,11 +32,18 @@ static int ends_with(const char *s, const char *suffix)
 
 ckpt_container_kind ckpt_container_for_output(const char *path)
 {
-	if (ends_with(path, ".keras"))
+	if (ckpt_name_ends(path, ".keras"))
 		return CKPT_KERAS_ARCHIVE;
-	if (ends_with(path, ".weights.json"))
+	if (ckpt_name_ends(path, ".weights.json"))
 		return CKPT_KERAS_SHARDS;
+	if (ckpt_name_ends(path, ".safetensors.index.json"))
+		return CKPT_SAFETENSORS_SHARDS;
 	return CKPT_BARE;
+}
+
+int ckpt_container_is_set(ckpt_container_kind k)
+{
+	return k == CKPT_KERAS_SHARDS || k == CKPT_SAFETENSORS_SHARDS;
 }
 
 void ckpt_wrapping_free(struct ckpt_wrapping *w)
@@ -75,7 +84,7 @@ static const struct ckpt_wrapping *set_of(const ckpt_file *f)
 {
 	const ckpt_container *c = f->container;
 
-	return c && c->kind == CKPT_KERAS_SHARDS && c->wrapping ? c->wrapping : NULL;
+	return c && ckpt_container_is_set(c->kind) && c->wrapping ? c->wrapping : NULL;
 }
 
 size_t ckpt_part_of(const ckpt_file *f, const ckpt_var *v, const ckpt_file **pf,

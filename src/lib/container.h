@@ -18,24 +18,29 @@ typedef enum {
 	CKPT_ARCHIVE_MEMBER, /* a checkpoint among the members of an archive */
 	CKPT_KERAS_ARCHIVE,  /* model.weights.h5 of a Keras 3 .keras archive */
 	CKPT_KERAS_SHARDS,   /* the shards a Keras NAME.weights.json lists */
+	CKPT_SAFETENSORS_SHARDS, /* the shards a Hugging Face
+	                      * NAME.safetensors.index.json lists */
 } ckpt_container_kind;
 
 typedef struct ckpt_container {
 	ckpt_container_kind kind;
 	char *path;          /* the archive, or the .weights.json */
 	char *member;        /* archives: the checkpoint's member */
-	char **shards;       /* Keras shards: their file names, in order */
+	char **shards;       /* sets of shards: their file names, in order */
 	size_t nshards;
 	struct ckpt_wrapping *wrapping; /* what writing the same container needs */
 } ckpt_container;
 
 /* The kind in words, for people and JSON: "archive member", "keras
- * archive", "keras shards". */
+ * archive", "keras shards", "safetensors shards". */
 const char *ckpt_container_kind_name(ckpt_container_kind k);
 
 /* The container an output named path is to be: CKPT_KERAS_ARCHIVE for
  * "*.keras", CKPT_KERAS_SHARDS for "*.weights.json", else CKPT_BARE. */
 ckpt_container_kind ckpt_container_for_output(const char *path);
+
+/* Whether k is a set of shards (one checkpoint in several files). */
+int ckpt_container_is_set(ckpt_container_kind k);
 
 /* Free c and what it holds.  NULL is allowed. */
 void ckpt_container_free(ckpt_container *c);

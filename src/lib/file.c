@@ -4,6 +4,7 @@
 #include "file.h"
 #include "err.h"
 #include "h5.h"
+#include "st.h"
 #include "wrap.h"
 
 #include <errno.h>
@@ -97,10 +98,11 @@ int ckpt_file_index(ckpt_file *f)
 	return 0;
 }
 
-/* The backend lists the variables. */
+/* The backend lists the variables (safetensors' as it opens). */
 static ckpt_file *finish_open(ckpt_file *f, int opened)
 {
-	if (opened < 0 || ckpt_h5_list(f) < 0) {
+	if (opened < 0 ||
+	    (ckpt_file_format(f) == CKPT_FORMAT_HDF5 && ckpt_h5_list(f) < 0)) {
 		ckpt_close(f);
 		return NULL;
 	}
@@ -118,10 +120,12 @@ ckpt_file *ckpt_open_image(const char *name, void *image, size_t size)
 	}
 	f->image = image;
 	f->image_size = f->size = size;
-	if (!ckpt_image_is_hdf5(image, size))
-		ckpt_seterr("%s: not an HDF5 file", name);
-	else
+	if (ckpt_image_is_hdf5(image, size))
 		opened = ckpt_h5_open_image(f);
+	else if (ckpt_st_looks_like(image, size))
+		opened = ckpt_st_open(f);
+	else
+		ckpt_seterr("%s: not an HDF5 or safetensors file", name);
 	return finish_open(f, opened);
 }
 
@@ -136,54 +140,62 @@ static ckpt_file *open_stdin(void)
 	}
 	if (size == 0) {
 		free(buf);
-		ckpt_seterr("(stdin): empty input, not an HDF5 file");
+		ckpt_seterr("(stdin): empty input, not a checkpoint");
 		return NULL;
 	}
 	return ckpt_open_image("(stdin)", buf, size);
 }
 
 /* Checks HDF5 cannot phrase well: missing, a directory, unreadable, empty,
- * not HDF5 at all. */
-static int check_path(const char *path)
+ * not a checkpoint at all; the format otherwise. */
+static enum ckpt_format check_path(const char *path)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY), is;
+	unsigned char head[16];
+	ssize_t got;
+	int fd = open(path, O_RDONLY);
+	enum ckpt_format fmt = CKPT_FORMAT_NONE;
 
 	if (fd < 0)
-		return ckpt_seterr_errno(path);
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return ckpt_seterr_errno(path);
-	}
-	if (S_ISDIR(st.st_mode)) {
-		close(fd);
-		return ckpt_seterr("%s: is a directory", path);
-	}
-	if (st.st_size == 0) {
-		close(fd);
-		return ckpt_seterr("%s: empty file, not an HDF5 file", path);
-	}
-	is = ckpt_fd_is_hdf5(fd, (uint64_t)st.st_size);
+		return ckpt_seterr_errno(path), CKPT_FORMAT_NONE;
+	if (fstat(fd, &st) < 0)
+		ckpt_seterr_errno(path);
+	else if (S_ISDIR(st.st_mode))
+		ckpt_seterr("%s: is a directory", path);
+	else if (st.st_size == 0)
+		ckpt_seterr("%s: empty file, not a checkpoint", path);
+	else if (ckpt_fd_is_hdf5(fd, (uint64_t)st.st_size))
+		fmt = CKPT_FORMAT_HDF5;
+	else if ((got = pread(fd, head, sizeof head, 0)) > 0 &&
+	         ckpt_st_looks_like(head, (size_t)got))
+		fmt = CKPT_FORMAT_SAFETENSORS;
+	else
+		ckpt_seterr("%s: not an HDF5 or safetensors file", path);
 	close(fd);
-	if (!is)
-		return ckpt_seterr("%s: not an HDF5 file", path);
-	return 0;
+	return fmt;
 }
 
 ckpt_file *ckpt_open(const char *path)
 {
 	ckpt_file *f;
+	enum ckpt_format fmt;
 	int opened;
+	struct stat st;
 
 	if (strcmp(path, "-") == 0)
 		return open_stdin();
-	if (check_path(path) < 0 || !(f = ckpt_file_new(path)))
+	if ((fmt = check_path(path)) == CKPT_FORMAT_NONE || !(f = ckpt_file_new(path)))
 		return NULL;
-	if ((opened = ckpt_h5_open_path(f, path)) == 0 && (f->fd = open(path, O_RDONLY)) >= 0) {
-		struct stat st;
-
-		f->size = fstat(f->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+	if (fmt == CKPT_FORMAT_HDF5) {
+		if ((opened = ckpt_h5_open_path(f, path)) == 0)
+			f->fd = open(path, O_RDONLY);
+	} else {
+		opened = (f->fd = open(path, O_RDONLY)) < 0 ? ckpt_seterr_errno(path) : 0;
 	}
+	if (f->fd >= 0)
+		f->size = fstat(f->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+	if (opened == 0 && fmt == CKPT_FORMAT_SAFETENSORS)
+		opened = ckpt_st_open(f);
 	return finish_open(f, opened);
 }
 
@@ -191,7 +203,11 @@ void ckpt_close(ckpt_file *f)
 {
 	if (!f)
 		return;
-	ckpt_h5_close(f);
+	if (ckpt_file_format(f) == CKPT_FORMAT_SAFETENSORS)
+		ckpt_st_close(f);
+	else
+		ckpt_h5_close(f);
+	free(f->backend);
 	ckpt_container_free(f->container);
 	if (f->fd >= 0)
 		close(f->fd);
@@ -208,6 +224,21 @@ void ckpt_close(ckpt_file *f)
 	free(f->image);
 	free(f->name);
 	free(f);
+}
+
+int ckpt_file_text(const ckpt_file *f, const char *key, char **text)
+{
+	size_t n = 0;
+	const char *const *kv;
+
+	*text = NULL;
+	if (ckpt_file_format(f) == CKPT_FORMAT_HDF5)
+		return ckpt_h5_root_text(f, key, text);
+	kv = ckpt_st_metadata(f, &n);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(kv[2 * i], key) == 0)
+			return (*text = strdup(kv[2 * i + 1])) ? 1 : -1;
+	return 0;
 }
 
 const ckpt_var *ckpt_find(const ckpt_file *f, const char *name)

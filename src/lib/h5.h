@@ -10,6 +10,7 @@
 
 #include <hdf5.h>
 
+#include "backend.h"
 #include "dtype.h"
 #include "err.h"
 #include "file.h"
@@ -18,17 +19,13 @@
 
 /* ---- open objects behind the public handles -------------------------- */
 
-struct ckpt_backend {
-	hid_t fid;              /* the open HDF5 file */
-};
-
 struct ckpt_slab_backend {
 	hid_t dset, fspace, mtype;
 };
 
 static inline hid_t ckpt_h5_fid(const ckpt_file *f)
 {
-	return f->backend ? f->backend->fid : -1;
+	return ckpt_file_format(f) == CKPT_FORMAT_HDF5 ? (hid_t)f->backend->fid : -1;
 }
 
 /* The reading side (h5file.c), under file.c: open a path or f's image
@@ -38,6 +35,13 @@ int ckpt_h5_open_path(ckpt_file *f, const char *path);
 int ckpt_h5_open_image(ckpt_file *f);
 int ckpt_h5_list(ckpt_file *f);
 void ckpt_h5_close(ckpt_file *f);
+
+/* fn(name, text) for each of the root group's string attributes, in
+ * creation order where tracked; returns how many other attributes the
+ * root has, -1 on failure (also when fn fails). */
+int ckpt_h5_root_text(const ckpt_file *f, const char *key, char **text);
+typedef int (*ckpt_string_fn)(const char *name, const char *text, void *user);
+int64_t ckpt_h5_root_strings(const ckpt_file *f, ckpt_string_fn fn, void *user);
 
 /* ---- writing (h5out.c), under out.c ------------------------------------ */
 
@@ -56,6 +60,21 @@ int ckpt_h5out_commit(struct ckpt_h5out *h);
 /* Close and remove the temporary; frees h.  NULL is allowed. */
 void ckpt_h5out_abort(struct ckpt_h5out *h);
 
+/* The writer's side of out.h for an HDF5 file (out.c dispatches). */
+int ckpt_h5_out_make_groups(ckpt_out *o, const char *path);
+int ckpt_h5_out_create_var(ckpt_out *o, const char *name, ckpt_dtype t, int rank,
+                           const uint64_t *dims);
+struct ckpt_h5var;
+struct ckpt_h5var *ckpt_h5var_open(ckpt_out *o, const char *name, ckpt_dtype t);
+struct ckpt_h5var *ckpt_h5var_open_like(ckpt_out *o, const char *name, const ckpt_slab *s);
+void ckpt_h5var_cursor(const struct ckpt_h5var *w, ckpt_cursor *c, const ckpt_var *v,
+                       size_t elsize, size_t max_bytes);
+int ckpt_h5var_write(struct ckpt_h5var *w, const ckpt_region *r, const void *buf);
+void ckpt_h5var_close(struct ckpt_h5var *w);
+
+/* A root attribute name, a variable-length UTF-8 string. */
+int ckpt_h5_write_string_attr(hid_t fid, const char *name, const char *text);
+
 /* The HDF5 file of output o that holds (or is to hold) the object called
  * name - of several when o is a sharded set - and its name for messages;
  * NULL: the first. */
@@ -66,6 +85,10 @@ const char *ckpt_h5_out_name(const ckpt_out *o, const char *name);
 
 /* The toolkit type of an HDF5 file datatype, CKPT_OTHER if none fits. */
 ckpt_dtype ckpt_dtype_of(hid_t h5type);
+
+/* The text of attribute a when it is one string: 1 with *text malloc'd, 0
+ * when it is not one string, -1 when it cannot be read. */
+int ckpt_h5_read_string_attr(hid_t a, char **text);
 
 /* A new HDF5 datatype (close it with H5Tclose) for values of t in memory:
  * native byte order; float16 and bfloat16 as their 16-bit patterns. */

@@ -111,31 +111,17 @@ static void describe_type(hid_t type, ckpt_dtype dt, char *buf, size_t size)
 /* Whether obj has the string attribute dtype="bfloat16" (Keras 3's mark). */
 static int marked_bfloat16(hid_t obj)
 {
-	static const char mark[] = "bfloat16";
-	hid_t a, t = -1, mt = -1;
-	char fixed[sizeof mark + 1] = "", *vlen = NULL;
-	int yes = 0;
+	hid_t a;
+	char *text = NULL;
+	int yes;
 
-	if (H5Aexists(obj, "dtype") <= 0 || (a = H5Aopen(obj, "dtype", H5P_DEFAULT)) < 0)
+	if (H5Aexists(obj, "dtype") <= 0 || (a = H5Aopen(obj, "dtype", H5P_DEFAULT)) < 0) {
+		H5Eclear2(H5E_DEFAULT);
 		return 0;
-	if ((t = H5Aget_type(a)) >= 0 && H5Tget_class(t) == H5T_STRING &&
-	    (mt = H5Tcopy(H5T_C_S1)) >= 0) {
-		H5Tset_cset(mt, H5Tget_cset(t)); /* h5py writes UTF-8 */
-		if (H5Tis_variable_str(t) > 0) {
-			H5Tset_size(mt, H5T_VARIABLE);
-			yes = H5Aread(a, mt, &vlen) >= 0 && vlen && strcmp(vlen, mark) == 0;
-			H5free_memory(vlen);
-		} else if (H5Tget_size(t) <= sizeof mark) {
-			H5Tset_size(mt, sizeof fixed);
-			yes = H5Aread(a, mt, fixed) >= 0 && strcmp(fixed, mark) == 0;
-		}
 	}
-	if (mt >= 0)
-		H5Tclose(mt);
-	if (t >= 0)
-		H5Tclose(t);
+	yes = ckpt_h5_read_string_attr(a, &text) == 1 && strcmp(text, "bfloat16") == 0;
+	free(text);
 	H5Aclose(a);
-	H5Eclear2(H5E_DEFAULT);
 	return yes;
 }
 
@@ -639,10 +625,11 @@ static int attach(ckpt_file *f, hid_t fid)
 {
 	if (fid < 0)
 		return -1;
-	if (!(f->backend = malloc(sizeof *f->backend))) {
+	if (!(f->backend = calloc(1, sizeof *f->backend))) {
 		H5Fclose(fid);
 		return ckpt_seterr("%s: out of memory", f->name);
 	}
+	f->backend->format = CKPT_FORMAT_HDF5;
 	f->backend->fid = fid;
 	return 0;
 }
@@ -666,10 +653,8 @@ int ckpt_h5_open_image(ckpt_file *f)
 
 void ckpt_h5_close(ckpt_file *f)
 {
-	if (f->backend)
+	if (ckpt_file_format(f) == CKPT_FORMAT_HDF5)
 		H5Fclose(f->backend->fid);
-	free(f->backend);
-	f->backend = NULL;
 }
 
 /* ---- describing storage ------------------------------------------------ */
@@ -683,6 +668,10 @@ char *ckpt_var_storage(const ckpt_file *set, const ckpt_var *var, char *out, siz
 	int nf;
 
 	ckpt_part_of(set, var, &f, &v); /* a sharded set: the shard's */
+	if (ckpt_file_format(f) == CKPT_FORMAT_SAFETENSORS) {
+		snprintf(out, size, "contiguous");
+		return out;
+	}
 	d = H5Dopen2(ckpt_h5_fid(f), v->name, H5P_DEFAULT);
 	if (d < 0 || (dcpl = H5Dget_create_plist(d)) < 0) {
 		ckpt_seterr_h5("%s: variable '%s': cannot read its storage properties",
@@ -723,4 +712,78 @@ char *ckpt_var_storage(const ckpt_file *set, const ckpt_var *var, char *out, siz
 	H5Pclose(dcpl);
 	H5Dclose(d);
 	return out;
+}
+
+/* ---- the root's string attributes ----------------------------------------- */
+
+struct root_strings {
+	const ckpt_file *f;
+	ckpt_string_fn fn;
+	void *user;
+	uint64_t others;
+	int failed;
+};
+
+static herr_t root_string(hid_t loc, const char *name, const H5A_info_t *info, void *p)
+{
+	struct root_strings *r = p;
+	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+	char *text = NULL;
+	int k = a < 0 ? -1 : ckpt_h5_read_string_attr(a, &text), rc = 0;
+
+	(void)info;
+	if (a >= 0)
+		H5Aclose(a);
+	if (k < 0)
+		rc = ckpt_seterr("%s: attribute '%s': cannot read", r->f->name, name);
+	else if (k == 0)
+		r->others++;
+	else
+		rc = r->fn(name, text, r->user);
+	free(text);
+	if (rc < 0)
+		r->failed = 1;
+	return rc < 0 ? -1 : 0;
+}
+
+int64_t ckpt_h5_root_strings(const ckpt_file *f, ckpt_string_fn fn, void *user)
+{
+	struct root_strings r = {f, fn, user, 0, 0};
+	hid_t root = H5Gopen2(ckpt_h5_fid(f), "/", H5P_DEFAULT);
+	hsize_t idx = 0;
+	herr_t e;
+
+	if (root < 0)
+		return ckpt_seterr_h5("%s: cannot open the root group", f->name);
+	/* creation order where tracked, else name order (as HDF5 lists them) */
+	H5E_BEGIN_TRY {
+		e = H5Aiterate2(root, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, root_string, &r);
+	} H5E_END_TRY;
+	if (e < 0 && !r.failed) {
+		idx = 0;
+		e = H5Aiterate2(root, H5_INDEX_NAME, H5_ITER_INC, &idx, root_string, &r);
+	}
+	H5Gclose(root);
+	if (e < 0 && !r.failed)
+		ckpt_seterr_h5("%s: cannot list the root's attributes", f->name);
+	return e < 0 ? -1 : (int64_t)r.others;
+}
+
+int ckpt_h5_root_text(const ckpt_file *f, const char *key, char **text)
+{
+	hid_t a;
+	int k;
+
+	*text = NULL;
+	if (H5Aexists_by_name(ckpt_h5_fid(f), "/", key, H5P_DEFAULT) <= 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return 0;
+	}
+	if ((a = H5Aopen_by_name(ckpt_h5_fid(f), "/", key, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return -1;
+	}
+	k = ckpt_h5_read_string_attr(a, text);
+	H5Aclose(a);
+	return k == 1 ? 1 : -1;
 }

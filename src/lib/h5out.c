@@ -244,22 +244,22 @@ int ckpt_h5_make_groups(hid_t fid, const char *path)
 	return rc;
 }
 
-int ckpt_out_make_groups(ckpt_out *o, const char *path)
+int ckpt_h5_out_make_groups(ckpt_out *o, const char *path)
 {
 	if (ckpt_h5_make_groups(ckpt_h5_out_fid(o, path), path) < 0)
 		return ckpt_seterr("%s: %s", ckpt_h5_out_name(o, path), ckpt_errmsg());
 	return 0;
 }
 
-int ckpt_out_create_var(ckpt_out *o, const char *name, ckpt_dtype t, int rank,
-                        const uint64_t *dims)
+int ckpt_h5_out_create_var(ckpt_out *o, const char *name, ckpt_dtype t, int rank,
+                           const uint64_t *dims)
 {
 	hsize_t h[CKPT_MAX_RANK];
 	hid_t space, type, d = -1;
 
 	for (int i = 0; i < rank; i++)
 		h[i] = dims[i];
-	if (ckpt_out_make_groups(o, name) < 0)
+	if (ckpt_h5_out_make_groups(o, name) < 0)
 		return -1;
 	space = rank < 0 ? H5Screate(H5S_NULL) : rank == 0 ? H5Screate(H5S_SCALAR) :
 	        H5Screate_simple(rank, h, NULL);
@@ -281,14 +281,14 @@ int ckpt_out_create_var(ckpt_out *o, const char *name, ckpt_dtype t, int rank,
 
 /* ---- writing a variable's values --------------------------------------- */
 
-struct ckpt_outvar {
+struct ckpt_h5var {
 	hid_t dset, memtype;
 	char *what;         /* "OUTPUT: variable 'NAME'", for messages */
 };
 
-static ckpt_outvar *outvar_open(ckpt_out *o, const char *name)
+static struct ckpt_h5var *h5var_open(ckpt_out *o, const char *name)
 {
-	ckpt_outvar *w = calloc(1, sizeof *w);
+	struct ckpt_h5var *w = calloc(1, sizeof *w);
 	const char *on = ckpt_h5_out_name(o, name);
 	size_t len = strlen(on) + strlen(name) + 16;
 
@@ -301,50 +301,50 @@ static ckpt_outvar *outvar_open(ckpt_out *o, const char *name)
 	w->memtype = -1;
 	if ((w->dset = H5Dopen2(ckpt_h5_out_fid(o, name), name, H5P_DEFAULT)) < 0) {
 		ckpt_seterr_h5("%s: cannot open in the output", w->what);
-		ckpt_outvar_close(w);
+		ckpt_h5var_close(w);
 		return NULL;
 	}
 	return w;
 }
 
-ckpt_outvar *ckpt_outvar_open(ckpt_out *o, const char *name, ckpt_dtype t)
+struct ckpt_h5var *ckpt_h5var_open(ckpt_out *o, const char *name, ckpt_dtype t)
 {
-	ckpt_outvar *w = outvar_open(o, name);
+	struct ckpt_h5var *w = h5var_open(o, name);
 
 	if (w && (w->memtype = ckpt_values_memtype(w->dset, t)) < 0) {
 		ckpt_seterr("%s: %s", w->what, ckpt_errmsg());
-		ckpt_outvar_close(w);
+		ckpt_h5var_close(w);
 		return NULL;
 	}
 	return w;
 }
 
-ckpt_outvar *ckpt_outvar_open_like(ckpt_out *o, const char *name, const ckpt_slab *s)
+struct ckpt_h5var *ckpt_h5var_open_like(ckpt_out *o, const char *name, const ckpt_slab *s)
 {
-	ckpt_outvar *w = outvar_open(o, name);
+	struct ckpt_h5var *w = h5var_open(o, name);
 
 	if (w && s->backend && (w->memtype = H5Tcopy(s->backend->mtype)) < 0) {
 		ckpt_seterr_h5("%s: cannot copy the type of its values", w->what);
-		ckpt_outvar_close(w);
+		ckpt_h5var_close(w);
 		return NULL;
 	}
 	return w;
 }
 
-void ckpt_outvar_cursor(const ckpt_outvar *w, ckpt_cursor *c, const ckpt_var *v,
+void ckpt_h5var_cursor(const struct ckpt_h5var *w, ckpt_cursor *c, const ckpt_var *v,
                         size_t elsize, size_t max_bytes)
 {
 	ckpt_h5_cursor_open(c, w->dset, v, elsize, max_bytes);
 }
 
-int ckpt_outvar_write(ckpt_outvar *w, const ckpt_region *r, const void *buf)
+int ckpt_h5var_write(struct ckpt_h5var *w, const ckpt_region *r, const void *buf)
 {
 	if (ckpt_h5_region_write(r, w->dset, w->memtype, buf) < 0)
 		return ckpt_seterr("%s: %s", w->what, ckpt_errmsg());
 	return 0;
 }
 
-void ckpt_outvar_close(ckpt_outvar *w)
+void ckpt_h5var_close(struct ckpt_h5var *w)
 {
 	if (!w)
 		return;
@@ -354,4 +354,26 @@ void ckpt_outvar_close(ckpt_outvar *w)
 		H5Dclose(w->dset);
 	free(w->what);
 	free(w);
+}
+
+/* A variable-length UTF-8 string attribute of the root group: it lives in
+ * the global heap, without the 64 KiB limit of attributes. */
+int ckpt_h5_write_string_attr(hid_t fid, const char *name, const char *text)
+{
+	hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR), a = -1;
+	int rc = -1;
+
+	if (t >= 0 && H5Tset_size(t, H5T_VARIABLE) >= 0 && H5Tset_cset(t, H5T_CSET_UTF8) >= 0 &&
+	    sp >= 0 && (a = H5Acreate2(fid, name, t, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
+	    H5Awrite(a, t, &text) >= 0)
+		rc = 0;
+	else
+		ckpt_seterr_h5("attribute '%s': cannot write", name);
+	if (a >= 0)
+		H5Aclose(a);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (t >= 0)
+		H5Tclose(t);
+	return rc;
 }

@@ -1,6 +1,7 @@
 /* h5type.c - the toolkit's element types as HDF5 datatypes, both ways. */
 #include "h5.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* h5py stores numpy bool as an enum of int8 with FALSE=0 and TRUE=1. */
@@ -145,3 +146,44 @@ hid_t ckpt_dtype_filetype(ckpt_dtype t)
 	return type_for(t, 0);
 }
 
+
+/* The text of attribute a when it is one string (fixed or variable length,
+ * any character set): 1 with *text malloc'd, 0 when it is not one string,
+ * -1 on failure. */
+int ckpt_h5_read_string_attr(hid_t a, char **text)
+{
+	hid_t t = H5Aget_type(a), sp = H5Aget_space(a), mt = -1;
+	int rc = 0;
+
+	*text = NULL;
+	if (t < 0 || sp < 0 || H5Tget_class(t) != H5T_STRING ||
+	    H5Sget_simple_extent_npoints(sp) != 1 || (mt = H5Tcopy(t)) < 0)
+		goto out;
+	rc = -1;
+	if (H5Tis_variable_str(t) > 0) {
+		char *v = NULL;
+
+		if (H5Aread(a, mt, &v) >= 0 && v) {
+			*text = strdup(v);
+			H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, &v);
+		}
+	} else {
+		size_t n = H5Tget_size(t);
+
+		if (n && (*text = calloc(1, n + 1)) && H5Aread(a, mt, *text) < 0) {
+			free(*text);
+			*text = NULL;
+		}
+	}
+	if (*text)
+		rc = 1;
+out:
+	if (mt >= 0)
+		H5Tclose(mt);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (t >= 0)
+		H5Tclose(t);
+	H5Eclear2(H5E_DEFAULT);
+	return rc;
+}

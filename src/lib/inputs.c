@@ -2,6 +2,7 @@
 #include "inputs.h"
 #include "err.h"
 #include "wrap.h"
+#include "st.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -15,12 +16,14 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-/* Whether path is to be opened as HDF5, not as an archive: also when it is
- * no regular file, or too small to be an archive, so that ckpt_open() says
- * what is wrong with it. */
-static int path_is_hdf5(const char *path)
+/* Whether path is to be opened as one checkpoint (HDF5, safetensors), not
+ * as an archive or a map of shards: also when it is no regular file, or
+ * too small to be an archive, so that ckpt_open() says what is wrong. */
+static int path_is_checkpoint(const char *path)
 {
 	int fd = open(path, O_RDONLY), yes;
+	unsigned char head[16];
+	ssize_t got;
 	struct stat st;
 
 	if (fd < 0)
@@ -28,9 +31,16 @@ static int path_is_hdf5(const char *path)
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 8)
 		yes = 1;
 	else
-		yes = ckpt_fd_is_hdf5(fd, (uint64_t)st.st_size);
+		yes = ckpt_fd_is_hdf5(fd, (uint64_t)st.st_size) ||
+		      ((got = pread(fd, head, sizeof head, 0)) > 0 &&
+		       ckpt_st_looks_like(head, (size_t)got));
 	close(fd);
 	return yes;
+}
+
+static int image_is_checkpoint(const void *buf, size_t size)
+{
+	return ckpt_image_is_hdf5(buf, size) || ckpt_st_looks_like(buf, size);
 }
 
 static int append(ckpt_file ***files, size_t *n, ckpt_file *f)
@@ -204,7 +214,7 @@ static int open_members(struct archive *a, const char *shown, ckpt_file ***files
 	for (size_t i = 0; i < ms.n && rc == 0; i++) {
 		ckpt_file *f;
 
-		if (!ckpt_image_is_hdf5(ms.m[i].data, ms.m[i].size))
+		if (!image_is_checkpoint(ms.m[i].data, ms.m[i].size))
 			continue;
 		if (!(f = open_member(shown, &ms.m[i], CKPT_ARCHIVE_MEMBER)) ||
 		    append(files, n, f) < 0)
@@ -212,7 +222,7 @@ static int open_members(struct archive *a, const char *shown, ckpt_file ***files
 	}
 	members_free(&ms);
 	if (rc == 0 && *n == first)
-		rc = ckpt_seterr("%s: the archive holds no HDF5 file", shown);
+		rc = ckpt_seterr("%s: the archive holds no checkpoint", shown);
 	if (rc < 0)
 		while (*n > first)
 			ckpt_close((*files)[--*n]);
@@ -247,8 +257,8 @@ static int open_archive(const char *path, const void *mem, size_t size,
 	if (rc != ARCHIVE_OK) {
 		rc = archive_errno(a) == ENOENT || archive_errno(a) == EACCES
 		         ? ckpt_seterr("%s: %s", shown, strerror(archive_errno(a)))
-		         : ckpt_seterr("%s: not an HDF5 file, nor a readable tar or zip "
-		                       "archive (%s)", shown, archive_error_string(a));
+		         : ckpt_seterr("%s: not an HDF5 or safetensors file, nor a readable "
+		                       "tar or zip archive (%s)", shown, archive_error_string(a));
 	} else {
 		rc = open_members(a, shown, files, n);
 	}
@@ -306,10 +316,10 @@ int ckpt_open_inputs(const char *path, ckpt_file ***files, size_t *n)
 
 		if (ckpt_read_stream(0, &buf, &size) < 0)
 			return ckpt_seterr_errno("(stdin)");
-		if (size == 0 || ckpt_image_is_hdf5(buf, size)) {
+		if (size == 0 || image_is_checkpoint(buf, size)) {
 			if (size == 0) {
 				free(buf);
-				return ckpt_seterr("(stdin): empty input, not an HDF5 file");
+				return ckpt_seterr("(stdin): empty input, not a checkpoint");
 			}
 			f = ckpt_open_image("(stdin)", buf, size);
 			return f ? append(files, n, f) : -1;
@@ -318,7 +328,7 @@ int ckpt_open_inputs(const char *path, ckpt_file ***files, size_t *n)
 		free(buf);
 		return rc;
 	}
-	if (!path_is_hdf5(path))
+	if (!path_is_checkpoint(path))
 		return is_json(path) ? open_shard_map(path, files, n)
 		                     : open_archive(path, NULL, 0, files, n);
 	f = ckpt_open(path);

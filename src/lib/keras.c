@@ -3,6 +3,7 @@
  * sharded set (NAME.weights.json naming NAME_00000.weights.h5, ..., as
  * keras/src/saving/saving_lib.py's ShardedH5IOStore writes them). */
 #include "wrap.h"
+#include "backend.h"
 #include "err.h"
 
 #include <errno.h>
@@ -218,7 +219,8 @@ static int open_shards(const char *path, ckpt_container *c)
 
 /* Keras' order: the map's groups in the map's order (the order Keras saved
  * them in), each group's variables shard by shard, and within a shard in
- * the toolkit's order. */
+ * the toolkit's order.  A safetensors set's: shard by shard, each in its
+ * data's order. */
 struct place {
 	size_t group, part, index;
 };
@@ -256,7 +258,8 @@ static size_t group_rank(const struct group *g, size_t n, const char *name)
 	return hit ? hit->rank : n;
 }
 
-static struct place *keras_order(json_t *map, const struct ckpt_wrapping *w, size_t nvars)
+static struct place *keras_order(json_t *map, const struct ckpt_wrapping *w, size_t nvars,
+                                 int by_group)
 {
 	size_t n = json_object_size(map), i = 0, at = 0;
 	struct group *g = calloc(n + 1, sizeof *g);
@@ -269,11 +272,13 @@ static struct place *keras_order(json_t *map, const struct ckpt_wrapping *w, siz
 		free(pl);
 		return NULL;
 	}
-	json_object_foreach(map, key, val) {
+	json_object_foreach(map, key, val) { /* (safetensors sets: no groups) */
 		g[i].path = key[0] == '/' ? key + 1 : key;
 		g[i].rank = i;
 		i++;
 	}
+	if (!by_group)
+		n = 0;
 	qsort(g, n, sizeof *g, cmp_group);
 	for (size_t p = 0; p < w->nparts; p++)
 		for (size_t v = 0; v < w->part[p]->nvars; v++)
@@ -303,7 +308,7 @@ static int unite(ckpt_file *f, json_t *map)
 	w->var_index = calloc(n + 1, sizeof *w->var_index);
 	w->union_index = calloc(w->nparts, sizeof *w->union_index);
 	if (!f->vars || !w->var_part || !w->var_index || !w->union_index ||
-	    !(pl = keras_order(map, w, n)))
+	    !(pl = keras_order(map, w, n, f->container->kind == CKPT_KERAS_SHARDS)))
 		return ckpt_seterr("%s: out of memory", f->name);
 	for (size_t p = 0; p < w->nparts; p++) {
 		f->size += w->part[p]->size;
@@ -343,6 +348,46 @@ static int check_unique(const ckpt_file *f)
 	return 0;
 }
 
+/* Keras' shards are HDF5 files, Hugging Face's safetensors: the shards
+ * say which set this is. */
+static int set_kind(ckpt_container *c)
+{
+	const struct ckpt_wrapping *w = c->wrapping;
+	int st = ckpt_file_format(w->part[0]) == CKPT_FORMAT_SAFETENSORS;
+
+	for (size_t k = 1; k < w->nparts; k++)
+		if ((ckpt_file_format(w->part[k]) == CKPT_FORMAT_SAFETENSORS) != st)
+			return ckpt_seterr("%s: shards of two formats: %s and %s", c->path,
+			                   c->shards[0], c->shards[k]);
+	c->kind = st ? CKPT_SAFETENSORS_SHARDS : CKPT_KERAS_SHARDS;
+	return 0;
+}
+
+/* A safetensors map names every tensor and the shard that holds it. */
+static int check_map(const ckpt_file *f, json_t *map)
+{
+	const ckpt_container *c = f->container;
+	const char *key;
+	json_t *val;
+
+	for (size_t i = 0; i < f->nvars; i++) {
+		const char *want = c->shards[c->wrapping->var_part[i]];
+		const char *got = json_string_value(json_object_get(map, f->vars[i].name));
+
+		if (!got)
+			return ckpt_seterr("%s: weight_map does not name tensor '%s' of shard %s",
+			                   c->path, f->vars[i].name, want);
+		if (strcmp(got, want) != 0)
+			return ckpt_seterr("%s: weight_map puts tensor '%s' in %s, but %s holds it",
+			                   c->path, f->vars[i].name, got, want);
+	}
+	json_object_foreach(map, key, val)
+		if (!ckpt_find(f, key))
+			return ckpt_seterr("%s: weight_map: tensor '%s' is not in %s", c->path, key,
+			                   json_string_value(val));
+	return 0;
+}
+
 static json_t *load_map(const char *path, const void *text, size_t len, json_t **map)
 {
 	json_error_t err;
@@ -354,7 +399,7 @@ static json_t *load_map(const char *path, const void *text, size_t len, json_t *
 	}
 	*map = json_is_object(root) ? json_object_get(root, "weight_map") : NULL;
 	if (!json_is_object(*map)) {
-		ckpt_seterr("%s: not a Keras shard map (no \"weight_map\" object)", path);
+		ckpt_seterr("%s: not a shard map (no \"weight_map\" object)", path);
 		json_decref(root);
 		return NULL;
 	}
@@ -374,13 +419,13 @@ ckpt_file *ckpt_keras_shards_open(const char *path, const void *text, size_t len
 		ckpt_seterr("%s: out of memory", path);
 		goto fail;
 	}
-	c->kind = CKPT_KERAS_SHARDS;
 	if (!(c->wrapping->json = load_map(path, text, len, &map)) ||
-	    list_shards(path, map, c) < 0 || open_shards(path, c) < 0 || unite(f, map) < 0)
+	    list_shards(path, map, c) < 0 || open_shards(path, c) < 0 || set_kind(c) < 0 ||
+	    unite(f, map) < 0)
 		goto fail;
 	if (ckpt_file_index(f) < 0)
 		return NULL;
-	if (check_unique(f) == 0)
+	if (check_unique(f) == 0 && (c->kind == CKPT_KERAS_SHARDS || check_map(f, map) == 0))
 		return f;
 fail:
 	ckpt_close(f);

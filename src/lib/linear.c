@@ -8,6 +8,7 @@
 #include "slab.h"
 #include "h5.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,8 +305,15 @@ static int read_floats(const ckpt_file *f, const ckpt_var *v, float *out)
 static uint64_t read_iterations(const ckpt_file *f)
 {
 	long long it = 0;
+	char *text = NULL, *end;
 	hid_t a;
 
+	if (ckpt_file_format(f) != CKPT_FORMAT_HDF5) { /* metadata are text */
+		if (ckpt_file_text(f, "iterations", &text) == 1)
+			it = strtoll(text, &end, 10), it = *end || it < 0 ? 0 : it;
+		free(text);
+		return (uint64_t)it;
+	}
 	if (H5Aexists(ckpt_h5_fid(f), "iterations") <= 0)
 		return 0;
 	if ((a = H5Aopen(ckpt_h5_fid(f), "iterations", H5P_DEFAULT)) < 0)
@@ -376,23 +384,19 @@ out:
 	return rc;
 }
 
-static int write_var(hid_t fid, const char *name, int rank, const hsize_t *dims,
+static int write_var(ckpt_out *o, const char *name, int rank, const uint64_t *dims,
                      const float *v)
 {
-	hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), sp, t, d;
-	int rc = 0;
+	ckpt_region r = {.rank = rank, .n = 1};
+	ckpt_outvar *w;
+	int rc;
 
-	H5Pset_create_intermediate_group(lcpl, 1);
-	sp = H5Screate_simple(rank, dims, NULL);
-	t = ckpt_dtype_filetype(CKPT_F32);
-	d = H5Dcreate2(fid, name, t, sp, lcpl, H5P_DEFAULT, H5P_DEFAULT);
-	if (d < 0 || H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0)
-		rc = ckpt_seterr_h5("cannot write variable '%s'", name);
-	if (d >= 0)
-		H5Dclose(d);
-	H5Tclose(t);
-	H5Sclose(sp);
-	H5Pclose(lcpl);
+	for (int k = 0; k < rank; k++)
+		r.count[k] = dims[k], r.n *= dims[k];
+	if (!(w = ckpt_outvar_open(o, name, CKPT_F32)))
+		return -1;
+	rc = ckpt_outvar_write(w, &r, v);
+	ckpt_outvar_close(w);
 	return rc;
 }
 
@@ -409,27 +413,44 @@ static int write_attr(hid_t fid, const char *name, hid_t memtype, hid_t filetype
 	return rc < 0 ? ckpt_seterr_h5("cannot write attribute '%s'", name) : 0;
 }
 
+/* How the model was made: typed root attributes in HDF5, text in a
+ * format whose metadata is text. */
+static int write_provenance(ckpt_out *o, uint64_t iterations, double loss,
+                            const char *options)
+{
+	hid_t fid = ckpt_h5_out_fid(o, NULL);
+	long long it = (long long)iterations;
+	char text[2][32];
+
+	if (fid < 0) {
+		snprintf(text[0], sizeof text[0], "%" PRIu64, iterations);
+		snprintf(text[1], sizeof text[1], "%.17g", loss);
+		return ckpt_out_set_text(o, "iterations", text[0]) < 0 ||
+		       ckpt_out_set_text(o, "loss", text[1]) < 0 ||
+		       ckpt_out_set_text(o, "options", options) < 0 ? -1 : 0;
+	}
+	return write_attr(fid, "iterations", H5T_NATIVE_LLONG, H5T_STD_I64LE, &it) < 0 ||
+	       write_attr(fid, "loss", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, &loss) < 0 ||
+	       ckpt_out_set_text(o, "options", options) < 0 ? -1 : 0;
+}
+
 int ckpt_linear_save(const ckpt_linear *m, const char *target, int force,
                      const char *prefix, uint64_t iterations, double loss,
                      const char *options)
 {
 	ckpt_out *o = ckpt_out_open(target, force, NULL);
 	char *wn = join(prefix, "w"), *bn = join(prefix, "b");
-	hsize_t wd[2] = {m->outputs, m->features}, bd = m->outputs, one = 1;
+	uint64_t wd[2] = {m->outputs, m->features}, bd = m->outputs, one = 1;
 	int scalar = m->features == 1 && m->outputs == 1, rc = -1;
-	long long it = (long long)iterations;
-	hid_t str = H5Tcopy(H5T_C_S1);
 
-	H5Tset_size(str, H5T_VARIABLE);
 	if (!o || !wn || !bn)
 		goto out;
-	rc = write_var(ckpt_h5_out_fid(o, NULL), wn, scalar ? 1 : 2, scalar ? &one : wd, m->w);
-	rc = rc ? rc : write_var(ckpt_h5_out_fid(o, NULL), bn, 1, &bd, m->b);
-	rc = rc ? rc : write_attr(ckpt_h5_out_fid(o, NULL), "iterations", H5T_NATIVE_LLONG,
-	                          H5T_STD_I64LE, &it);
-	rc = rc ? rc : write_attr(ckpt_h5_out_fid(o, NULL), "loss", H5T_NATIVE_DOUBLE,
-	                          H5T_IEEE_F64LE, &loss);
-	rc = rc ? rc : write_attr(ckpt_h5_out_fid(o, NULL), "options", str, str, &options);
+	/* everything declared before the first values (safetensors' header) */
+	rc = write_provenance(o, iterations, loss, options);
+	rc = rc ? rc : ckpt_out_create_var(o, wn, CKPT_F32, scalar ? 1 : 2, scalar ? &one : wd);
+	rc = rc ? rc : ckpt_out_create_var(o, bn, CKPT_F32, 1, &bd);
+	rc = rc ? rc : write_var(o, wn, scalar ? 1 : 2, scalar ? &one : wd, m->w);
+	rc = rc ? rc : write_var(o, bn, 1, &bd, m->b);
 	if (rc == 0) {
 		rc = ckpt_out_commit(o);
 		o = NULL;
@@ -437,7 +458,6 @@ int ckpt_linear_save(const ckpt_linear *m, const char *target, int force,
 out:
 	if (o && rc < 0)
 		ckpt_out_abort(o);
-	H5Tclose(str);
 	free(wn);
 	free(bn);
 	return rc;

@@ -4,9 +4,12 @@
  * assignment of variables to shards.  Every file is written to a
  * temporary and the whole committed together (sink.h). */
 #include "h5.h"
+#include "st.h"
 #include "temp.h"
 #include "wrap.h"
 
+#include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +17,14 @@
 
 struct ckpt_out {
 	ckpt_container_kind kind;
+	struct ckpt_stout **st;    /* safetensors files: one, or a shard each; */
+	size_t nst;
 	struct ckpt_h5out **part;  /* the HDF5 files: one, or a shard each */
 	size_t nparts;
 	const ckpt_file *like;
+	uint64_t root_attrs_left;  /* safetensors from HDF5: not strings */
+	const size_t *owner;       /* a new set: each variable's shard, */
+	size_t nshards;            /* of this many */
 	char **names;              /* a sharded set: its shard files */
 	struct ckpt_temp t;        /* containers: the archive or the map */
 };
@@ -25,28 +33,48 @@ struct ckpt_out {
 
 static size_t part_for(const ckpt_out *o, const char *name)
 {
+	size_t n = o->nst ? o->nst : o->nparts;
 	const ckpt_file *pf;
 	const ckpt_var *v, *pv;
 
-	if (o->nparts < 2 || !name || !(v = ckpt_find(o->like, name)))
-		return name && o->nparts > 1 ? o->nparts - 1 : 0; /* new ones: the last */
+	if (n < 2 || !name || !(v = ckpt_find(o->like, name)))
+		return name && n > 1 ? n - 1 : 0; /* new ones: the last */
+	if (o->owner)
+		return o->owner[v - o->like->vars];
 	return ckpt_part_of(o->like, v, &pf, &pv);
+}
+
+/* The safetensors file that holds a name (the first for NULL). */
+static struct ckpt_stout *st_for(const ckpt_out *o, const char *name)
+{
+	return o->st[part_for(o, name)];
+}
+
+/* The output's name for messages: a set's map, or its one file. */
+static const char *out_name(const ckpt_out *o)
+{
+	return o->kind != CKPT_BARE && o->t.fd >= 0 ? ckpt_temp_name(&o->t)
+	       : o->nst ? ckpt_stout_name(o->st[0]) : ckpt_h5out_name(o->part[0]);
 }
 
 hid_t ckpt_h5_out_fid(const ckpt_out *o, const char *name)
 {
-	return ckpt_h5out_fid(o->part[part_for(o, name)]);
+	return o->nparts ? ckpt_h5out_fid(o->part[part_for(o, name)]) : -1;
 }
 
 const char *ckpt_h5_out_name(const ckpt_out *o, const char *name)
 {
-	return ckpt_h5out_name(o->part[part_for(o, name)]);
+	return o->nst ? ckpt_stout_name(st_for(o, name))
+	              : ckpt_h5out_name(o->part[part_for(o, name)]);
 }
 
 /* ---- opening ---------------------------------------------------------------- */
 
 static void out_free(ckpt_out *o)
 {
+	for (size_t k = 0; k < o->nst; k++)
+		ckpt_stout_abort(o->st[k]);
+	free(o->st);
 	for (size_t k = 0; k < o->nparts; k++)
 		ckpt_h5out_abort(o->part[k]);
 	free(o->part);
@@ -64,8 +92,11 @@ static int check_base(const ckpt_out *o, const char *target)
 	const ckpt_file *b = o->like;
 	const char *need = o->kind == CKPT_KERAS_ARCHIVE
 	                       ? "a .keras output needs a .keras base to take the model's config from"
-	                       : "a .weights.json output needs a sharded Keras base (a .weights.json) "
-	                         "to take the shards' layout from";
+	                   : o->kind == CKPT_KERAS_SHARDS
+	                       ? "a .weights.json output needs a sharded Keras base (a .weights.json) "
+	                         "to take the shards' layout from"
+	                       : "a .safetensors.index.json output needs a sharded safetensors base "
+	                         "(a .safetensors.index.json) to take the shards' layout from";
 
 	if (o->kind == CKPT_BARE || (b && b->container && b->container->kind == o->kind))
 		return 0;
@@ -78,8 +109,12 @@ static int open_parts(ckpt_out *o, const char *target, int force)
 {
 	size_t n = 1;
 	ckpt_file *const *base = o->like ? ckpt_parts(o->like, &n) : NULL;
-	/* one file from a sharded set: made like its first shard */
+	/* one file from a sharded set: made like its first shard; like a file
+	 * of another format: a new file, listing its variables in their order */
 	const ckpt_file *like = base ? base[0] : o->like;
+
+	if (like && ckpt_file_format(like) != CKPT_FORMAT_HDF5)
+		like = NULL;
 
 	if (o->kind != CKPT_KERAS_SHARDS)
 		n = 1;
@@ -88,12 +123,120 @@ static int open_parts(ckpt_out *o, const char *target, int force)
 		return ckpt_seterr("%s: out of memory", target);
 	for (size_t k = 0; k < n; k++) {
 		if (o->kind == CKPT_KERAS_SHARDS)
-			o->part[k] = ckpt_h5out_open(o->names[k], force, 0, base[k]);
+			o->part[k] = ckpt_h5out_open(o->names[k], force, 0,
+			                             ckpt_file_format(base[k]) == CKPT_FORMAT_HDF5 ?
+			                             base[k] : NULL);
 		else /* an archive's weights, or "-": through a temporary */
 			o->part[k] = ckpt_h5out_open(target, force, 1, like);
 		if (!o->part[k])
 			return -1;
 		o->nparts++;
+	}
+	return 0;
+}
+
+/* The output's format: safetensors when its name says so; for names that
+ * say nothing (also "-"), the base's. */
+static int wants_safetensors(const char *target, const ckpt_file *like)
+{
+	static const char *const hdf5_names[] = {".h5", ".hdf5", ".he5", ".nc", ".keras"};
+
+	if (ckpt_name_ends(target, ".safetensors"))
+		return 1;
+	for (size_t i = 0; i < sizeof hdf5_names / sizeof *hdf5_names; i++)
+		if (ckpt_name_ends(target, hdf5_names[i]))
+			return 0;
+	size_t n;
+	ckpt_file *const *parts = like ? ckpt_parts(like, &n) : NULL;
+
+	return like && ckpt_file_format(parts ? parts[0] : like) == CKPT_FORMAT_SAFETENSORS;
+}
+
+/* The base's metadata goes along into safetensors file k: a safetensors
+ * base's __metadata__ (a set's: shard k's), an HDF5 base's root string
+ * attributes. */
+static int set_meta(const char *key, const char *value, void *st)
+{
+	return ckpt_stout_set_meta(st, key, value);
+}
+
+static int keep_metadata(ckpt_out *o, size_t k)
+{
+	size_t n = 0;
+	ckpt_file *const *parts = o->like ? ckpt_parts(o->like, &n) : NULL;
+	const ckpt_file *like = parts ? parts[k < n ? k : n - 1] : o->like;
+	const char *const *kv;
+	int64_t others;
+
+	if (!like)
+		return 0;
+	if (ckpt_file_format(like) == CKPT_FORMAT_HDF5) {
+		if ((others = ckpt_h5_root_strings(like, set_meta, o->st[k])) < 0)
+			return -1;
+		o->root_attrs_left = (uint64_t)others;
+		return 0;
+	}
+	kv = ckpt_st_metadata(like, &n);
+	for (size_t i = 0; kv && i < n; i++)
+		if (ckpt_stout_set_meta(o->st[k], kv[2 * i], kv[2 * i + 1]) < 0)
+			return -1;
+	return 0;
+}
+
+/* Hugging Face's shard names: NAME.safetensors.index.json lists
+ * NAME-00001-of-0000n.safetensors, ... */
+#define ST_INDEX_SUFFIX ".safetensors.index.json"
+
+char *ckpt_out_shard_name(const char *target, size_t s, size_t k)
+{
+	size_t stem = strlen(target), size;
+	char *name;
+
+	if (ckpt_name_ends(target, ST_INDEX_SUFFIX))
+		stem -= strlen(ST_INDEX_SUFFIX);
+	if ((name = malloc(size = stem + 64)))
+		snprintf(name, size, "%.*s-%05zu-of-%05zu.safetensors", (int)stem, target, s + 1, k);
+	return name;
+}
+
+static char **st_shard_names(const char *target, size_t n)
+{
+	char **names = calloc(n + 1, sizeof *names);
+
+	for (size_t k = 0; names && k < n; k++) {
+		if (!(names[k] = ckpt_out_shard_name(target, k, n))) {
+			for (size_t j = 0; j < k; j++)
+				free(names[j]);
+			free(names);
+			return NULL;
+		}
+	}
+	return names;
+}
+
+/* One safetensors file, or a set mirroring a safetensors set's shards. */
+static int open_st(ckpt_out *o, const char *target, int force)
+{
+	size_t n = 1;
+
+	if (o->kind == CKPT_SAFETENSORS_SHARDS) {
+		if (o->owner)
+			n = o->nshards;
+		else
+			ckpt_parts(o->like, &n);
+		if (!(o->names = st_shard_names(target, n)))
+			return ckpt_seterr("%s: out of memory", target);
+		if (ckpt_temp_open(&o->t, target, force, 0, NULL) < 0)
+			return -1;
+	}
+	if (!(o->st = calloc(n, sizeof *o->st)))
+		return ckpt_seterr("%s: out of memory", target);
+	for (size_t k = 0; k < n; k++) {
+		if (!(o->st[k] = ckpt_stout_open(o->names ? o->names[k] : target, force)))
+			return -1;
+		o->nst++;
+		if (keep_metadata(o, k) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -109,11 +252,44 @@ ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like)
 	o->t.fd = o->t.slot = -1;
 	o->like = like;
 	o->kind = ckpt_container_for_output(target);
+	if ((o->kind == CKPT_BARE && wants_safetensors(target, like)) ||
+	    o->kind == CKPT_SAFETENSORS_SHARDS) {
+		if (check_base(o, target) < 0 || open_st(o, target, force) < 0) {
+			out_free(o);
+			return NULL;
+		}
+		return o;
+	}
 	if (check_base(o, target) < 0 ||
 	    (o->kind != CKPT_BARE &&
 	     ckpt_temp_open(&o->t, target, force, 0,
 	                    o->kind == CKPT_KERAS_ARCHIVE ? "a .keras archive" : NULL) < 0) ||
 	    open_parts(o, target, force) < 0) {
+		out_free(o);
+		return NULL;
+	}
+	return o;
+}
+
+ckpt_out *ckpt_out_open_split(const char *target, int force, const ckpt_file *in, size_t k,
+                              const size_t *owner)
+{
+	ckpt_out *o;
+
+	if (!ckpt_name_ends(target, ST_INDEX_SUFFIX)) {
+		ckpt_seterr("%s: a new set of shards is named NAME%s", target, ST_INDEX_SUFFIX);
+		return NULL;
+	}
+	if (!(o = calloc(1, sizeof *o))) {
+		ckpt_seterr("out of memory");
+		return NULL;
+	}
+	o->t.fd = o->t.slot = -1;
+	o->like = in;
+	o->kind = CKPT_SAFETENSORS_SHARDS;
+	o->owner = owner;
+	o->nshards = k;
+	if (open_st(o, target, force) < 0) {
 		out_free(o);
 		return NULL;
 	}
@@ -157,7 +333,7 @@ static int write_map(ckpt_out *o)
  * are removed again. */
 static int commit_set(ckpt_out *o)
 {
-	size_t k;
+	size_t k, done = 0;
 	int rc = 0;
 
 	for (k = 0; k < o->nparts && rc == 0; k++)
@@ -167,13 +343,13 @@ static int commit_set(ckpt_out *o)
 	for (k = 0; k < o->nparts && rc == 0; k++) {
 		rc = ckpt_h5out_commit(o->part[k]);
 		o->part[k] = NULL;
+		done += rc == 0;
 	}
 	if (rc == 0)
 		rc = ckpt_temp_commit(&o->t);
-	if (rc < 0)
-		while (k-- > 0)
-			if (!o->part[k])
-				unlink(o->names[k]);
+	if (rc < 0) /* the shards already in place go again */
+		while (done-- > 0)
+			unlink(o->names[done]);
 	return rc;
 }
 
@@ -188,10 +364,81 @@ static int commit_archive(ckpt_out *o)
 	return rc == 0 ? ckpt_temp_commit(&o->t) : -1;
 }
 
+/* A set of safetensors shards: every shard complete, then the map
+ * written, then the shards moved into place and the map last. */
+static int write_st_index(ckpt_out *o)
+{
+	const json_t *base = o->owner ? NULL : o->like->container->wrapping->json;
+	json_t *root = base ? json_deep_copy(base) : json_object(), *map = json_object(), *meta;
+	uint64_t total = 0;
+	char *text = NULL;
+	int rc = -1;
+
+	for (size_t k = 0; root && map && k < o->nst; k++) {
+		const char *file = strrchr(o->names[k], '/') ? strrchr(o->names[k], '/') + 1
+		                                               : o->names[k];
+		const char *t;
+
+		total += ckpt_stout_bytes(o->st[k]);
+		for (size_t i = 0; (t = ckpt_stout_tensor(o->st[k], i)); i++)
+			if (json_object_set_new(map, t, json_string(file)) < 0)
+				goto out;
+	}
+	if (!root || !map || json_object_set(root, "weight_map", map) < 0)
+		goto out;
+	if (!json_is_object(meta = json_object_get(root, "metadata")))
+		json_object_set_new(root, "metadata", meta = json_object());
+	if (!meta || json_object_set_new(meta, "total_size", json_integer((json_int_t)total)) < 0)
+		goto out;
+	/* as transformers writes it: json.dumps(index, indent=2, sort_keys=True) + "\n" */
+	if ((text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS)))
+		rc = ckpt_write_all(o->t.fd, text, strlen(text), ckpt_temp_name(&o->t)) < 0 ||
+		     ckpt_write_all(o->t.fd, "\n", 1, ckpt_temp_name(&o->t)) < 0 ? -1 : 0;
+out:
+	if (rc < 0 && !text)
+		ckpt_seterr("%s: out of memory", ckpt_temp_name(&o->t));
+	free(text);
+	json_decref(map);
+	json_decref(root);
+	return rc;
+}
+
+static int commit_st_set(ckpt_out *o)
+{
+	size_t done = 0;
+	int rc = 0;
+
+	for (size_t k = 0; k < o->nst && rc == 0; k++)
+		rc = ckpt_stout_finish(o->st[k]);
+	if (rc == 0)
+		rc = write_st_index(o);
+	for (size_t k = 0; k < o->nst && rc == 0; k++) {
+		rc = ckpt_stout_commit(o->st[k]);
+		o->st[k] = NULL;
+		done += rc == 0;
+	}
+	if (rc == 0)
+		rc = ckpt_temp_commit(&o->t);
+	if (rc < 0) /* the shards already in place go again */
+		while (done-- > 0)
+			unlink(o->names[done]);
+	return rc;
+}
+
 int ckpt_out_commit(ckpt_out *o)
 {
 	int rc;
 
+	if (o->nst) {
+		if (o->kind == CKPT_SAFETENSORS_SHARDS) {
+			rc = commit_st_set(o);
+		} else {
+			rc = ckpt_stout_commit(o->st[0]);
+			o->st[0] = NULL;
+		}
+		out_free(o);
+		return rc;
+	}
 	switch (o->kind) {
 	case CKPT_KERAS_ARCHIVE:
 		rc = commit_archive(o);
@@ -213,7 +460,193 @@ void ckpt_out_abort(ckpt_out *o)
 		out_free(o);
 }
 
+/* ---- variables ------------------------------------------------------------ */
+
+int ckpt_out_make_groups(ckpt_out *o, const char *path)
+{
+	return o->nst ? 0 : ckpt_h5_out_make_groups(o, path); /* safetensors: flat names */
+}
+
+int ckpt_out_create_var(ckpt_out *o, const char *name, ckpt_dtype t, int rank,
+                        const uint64_t *dims)
+{
+	ckpt_var v = {0};
+
+	if (!o->nst)
+		return ckpt_h5_out_create_var(o, name, t, rank, dims);
+	v.dtype = t;
+	v.rank = rank;
+	v.nelems = 1;
+	for (int i = 0; i < rank; i++)
+		v.nelems *= (v.dims[i] = dims[i]);
+	v.elsize = ckpt_dtype_size(t);
+	v.nbytes = v.nelems * v.elsize;
+	snprintf(v.type, sizeof v.type, "%s", ckpt_dtype_name(t));
+	return ckpt_stout_declare(st_for(o, name), name, &v, t, NULL, NULL);
+}
+
+struct ckpt_outvar {
+	struct ckpt_h5var *h5;
+	struct ckpt_stvar *st;
+};
+
+static ckpt_outvar *outvar_new(struct ckpt_h5var *h5, struct ckpt_stvar *st)
+{
+	ckpt_outvar *w;
+
+	if (!h5 && !st)
+		return NULL;
+	if (!(w = malloc(sizeof *w))) {
+		ckpt_h5var_close(h5);
+		ckpt_stvar_close(st);
+		ckpt_seterr("out of memory");
+		return NULL;
+	}
+	w->h5 = h5;
+	w->st = st;
+	return w;
+}
+
+int ckpt_out_set_text(ckpt_out *o, const char *key, const char *text)
+{
+	for (size_t k = 0; k < o->nst; k++)
+		if (ckpt_stout_set_meta(o->st[k], key, text) < 0)
+			return -1;
+	if (o->nst)
+		return 0;
+	return ckpt_h5_write_string_attr(ckpt_h5_out_fid(o, NULL), key, text) < 0
+	       ? ckpt_seterr("%s: %s", ckpt_h5_out_name(o, NULL), ckpt_errmsg()) : 0;
+}
+
+void ckpt_out_unset_text(ckpt_out *o, const char *key)
+{
+	for (size_t k = 0; k < o->nst; k++)
+		ckpt_stout_unset_meta(o->st[k], key);
+	if (o->nst)
+		return;
+	if (H5Aexists_by_name(ckpt_h5_out_fid(o, NULL), "/", key, H5P_DEFAULT) > 0)
+		H5Adelete_by_name(ckpt_h5_out_fid(o, NULL), "/", key, H5P_DEFAULT);
+	H5Eclear2(H5E_DEFAULT);
+}
+
+ckpt_outvar *ckpt_outvar_open(ckpt_out *o, const char *name, ckpt_dtype t)
+{
+	return o->nst ? outvar_new(NULL, ckpt_stvar_open(st_for(o, name), name, t))
+	             : outvar_new(ckpt_h5var_open(o, name, t), NULL);
+}
+
+ckpt_outvar *ckpt_outvar_open_like(ckpt_out *o, const char *name, const ckpt_slab *s)
+{
+	return o->nst ? outvar_new(NULL, ckpt_stvar_open(st_for(o, name), name, s->var->dtype))
+	             : outvar_new(ckpt_h5var_open_like(o, name, s), NULL);
+}
+
+void ckpt_outvar_cursor(const ckpt_outvar *w, ckpt_cursor *c, const ckpt_var *v,
+                        size_t elsize, size_t max_bytes)
+{
+	if (w->h5) {
+		ckpt_h5var_cursor(w->h5, c, v, elsize, max_bytes);
+		return;
+	}
+	memset(c, 0, sizeof *c); /* contiguous: slabs of whole rows */
+	c->var = v;
+	if (!(c->done = v->nelems == 0))
+		ckpt_slab_plan(v->rank, v->dims, NULL, max_bytes / (elsize ? elsize : 1),
+		               &c->split, &c->step);
+}
+
+int ckpt_outvar_write(ckpt_outvar *w, const ckpt_region *r, const void *buf)
+{
+	return w->h5 ? ckpt_h5var_write(w->h5, r, buf) : ckpt_stvar_write(w->st, r, buf);
+}
+
+void ckpt_outvar_close(ckpt_outvar *w)
+{
+	if (!w)
+		return;
+	ckpt_h5var_close(w->h5);
+	ckpt_stvar_close(w->st);
+	free(w);
+}
+
 /* ---- copying from a checkpoint ------------------------------------------ */
+
+/* What a safetensors output cannot hold, said once: variables of types it
+ * has no name for, attributes (but the root's strings, its metadata), and
+ * links and named datatypes.  Groups need nothing: the names keep them. */
+struct left_out {
+	size_t vars, attrs, links;
+	const char *var, *attr, *link; /* the first of each */
+};
+
+static void count_left_out(const ckpt_file *src, const ckpt_out *o, struct left_out *l)
+{
+	l->attrs = o->root_attrs_left;
+	l->attr = l->attrs ? "/" : NULL;
+	for (size_t i = 0; i < src->nobjs; i++) {
+		const ckpt_obj *ob = &src->objs[i];
+		const char *path = ob->kind == CKPT_OBJ_VAR ? src->vars[ob->var].name : ob->path;
+
+		if (ob->nattrs && !l->attrs)
+			l->attr = path;
+		l->attrs += ob->nattrs;
+		if (ob->kind != CKPT_OBJ_GROUP && ob->kind != CKPT_OBJ_VAR && !l->links++)
+			l->link = path;
+	}
+}
+
+static void say_left_out(char *buf, size_t size, size_t n, const char *what,
+                         const char *of, const char *first)
+{
+	size_t at = strlen(buf);
+
+	if (n)
+		snprintf(buf + at, size - at, "%s%zu %s%s (%s'%s'%s)", at ? ", " : "", n, what,
+		         n == 1 ? "" : "s", of, first, n > 1 ? ", ..." : "");
+}
+
+static void warn_left_out(const ckpt_file *src, const ckpt_out *o, struct left_out *l)
+{
+	char list[1024] = "";
+
+	count_left_out(src, o, l);
+	say_left_out(list, sizeof list, l->vars, "non-numeric variable", "", l->var);
+	say_left_out(list, sizeof list, l->attrs, "attribute", "on ", l->attr);
+	say_left_out(list, sizeof list, l->links, "link", "", l->link);
+	if (list[0])
+		ckpt_warnf("%s: left out what safetensors cannot hold: %s",
+		           out_name(o), list);
+}
+
+/* Into safetensors: the variables in src's order, declared, those copied
+ * whole read when the layout is fixed. */
+static int copy_into_st(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, void *user)
+{
+	struct left_out left = {0};
+	int rc = 0;
+
+	for (size_t i = 0; i < src->nvars && rc == 0; i++) {
+		const ckpt_var *v = &src->vars[i];
+		ckpt_copy_spec spec = {CKPT_OTHER, 0};
+		ckpt_copy_action act = decide(v, &spec, user);
+		ckpt_dtype t = act == CKPT_COPY_EMPTY && spec.dtype != CKPT_OTHER ? spec.dtype
+		                                                                 : v->dtype;
+
+		if (act == CKPT_COPY_SKIP)
+			continue;
+		if (t == v->dtype && !ckpt_st_storable(v)) {
+			if (!left.vars++)
+				left.var = v->name;
+			continue;
+		}
+		rc = ckpt_stout_declare(st_for(o, v->name), v->name, v, t,
+		                        act == CKPT_COPY_WHOLE ? src : NULL,
+		                        act == CKPT_COPY_WHOLE ? v : NULL);
+	}
+	if (rc == 0)
+		warn_left_out(src, o, &left);
+	return rc;
+}
 
 /* A sharded base: the callback sees the union's variables. */
 struct in_part {
@@ -231,12 +664,86 @@ static ckpt_copy_action decide_in_part(const ckpt_var *v, ckpt_copy_spec *spec, 
 	return p->decide(&p->set->vars[p->union_index[v - p->part->vars]], spec, p->user);
 }
 
+/* Values of variable v of src (a file of another format) into the output's
+ * variable dst_name, slab by slab. */
+static int copy_values(const ckpt_file *src, const ckpt_var *v, ckpt_out *o,
+                       const char *dst_name)
+{
+	ckpt_slab s;
+	ckpt_outvar *w;
+	ckpt_region r;
+	int rc;
+
+	if (!(w = ckpt_outvar_open(o, dst_name, v->dtype)))
+		return -1;
+	if (ckpt_slab_open(&s, src, v, CKPT_SLAB_BYTES) < 0) {
+		ckpt_outvar_close(w);
+		return -1;
+	}
+	while ((rc = ckpt_slab_next(&s)) > 0) {
+		ckpt_slab_region(&s, &r);
+		if ((rc = ckpt_outvar_write(w, &r, s.buf)) < 0)
+			break;
+	}
+	ckpt_slab_close(&s);
+	ckpt_outvar_close(w);
+	return rc;
+}
+
+/* A variable of a file of another format, created in the output. */
+static int create_from(const ckpt_file *src, const ckpt_var *v, ckpt_dtype t, ckpt_out *o,
+                       const char *dst_name)
+{
+	if (t == CKPT_OTHER)
+		return ckpt_seterr("%s: variable '%s': %s values cannot be stored in %s",
+		                   src->name, v->name, v->type, ckpt_h5_out_name(o, dst_name));
+	return ckpt_out_create_var(o, dst_name, t, v->rank, v->dims);
+}
+
+/* The metadata of a safetensors file: the root's string attributes. */
+static int copy_metadata(const ckpt_file *src, ckpt_out *o)
+{
+	size_t n;
+	const char *const *kv = ckpt_st_metadata(src, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (ckpt_out_set_text(o, kv[2 * i], kv[2 * i + 1]) < 0)
+			return -1;
+	return 0;
+}
+
+/* From a format without groups or attributes: the metadata (once in a
+ * file), the variables in order. */
+static int copy_flat(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, void *user,
+                     int with_metadata)
+{
+	int rc = with_metadata ? copy_metadata(src, o) : 0;
+
+	for (size_t i = 0; i < src->nvars && rc == 0; i++) {
+		const ckpt_var *v = &src->vars[i];
+		ckpt_copy_spec spec = {CKPT_OTHER, 0};
+		ckpt_copy_action act = decide(v, &spec, user);
+
+		if (act == CKPT_COPY_SKIP)
+			continue;
+		rc = create_from(src, v, act == CKPT_COPY_EMPTY && spec.dtype != CKPT_OTHER ?
+		                 spec.dtype : v->dtype, o, v->name);
+		if (rc == 0 && act == CKPT_COPY_WHOLE)
+			rc = copy_values(src, v, o, v->name);
+	}
+	return rc;
+}
+
 int ckpt_copy_structure(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, void *user)
 {
 	size_t n;
 	ckpt_file *const *parts = ckpt_parts(src, &n);
 	int rc = 0;
 
+	if (o->nst)
+		return copy_into_st(src, o, decide, user);
+	if (!parts && ckpt_file_format(src) != CKPT_FORMAT_HDF5)
+		return copy_flat(src, o, decide, user, 1);
 	if (!parts)
 		return ckpt_h5_copy_structure(src, ckpt_h5_out_fid(o, NULL), decide, user);
 	/* shard k into the output's shard k, or all into one file */
@@ -244,8 +751,11 @@ int ckpt_copy_structure(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, 
 		struct in_part p = {src, src->container->wrapping->union_index[k], parts[k],
 		                    decide, user};
 
-		rc = ckpt_h5_copy_structure(parts[k], ckpt_h5out_fid(o->part[o->nparts > 1 ? k : 0]),
-		                            decide_in_part, &p);
+		hid_t dst = ckpt_h5out_fid(o->part[o->nparts > 1 ? k : 0]);
+
+		rc = ckpt_file_format(parts[k]) == CKPT_FORMAT_HDF5
+		         ? ckpt_h5_copy_structure(parts[k], dst, decide_in_part, &p)
+		         : copy_flat(parts[k], o, decide_in_part, &p, k == 0 || o->nparts > 1);
 	}
 	return rc;
 }
@@ -255,6 +765,11 @@ int ckpt_copy_var(const ckpt_file *src, const ckpt_var *v, ckpt_out *o, const ch
 	const ckpt_file *pf;
 	const ckpt_var *pv;
 
+	if (o->nst)
+		return ckpt_stout_declare(st_for(o, dst_name), dst_name, v, v->dtype, src, v);
 	ckpt_part_of(src, v, &pf, &pv);
+	if (ckpt_file_format(pf) != CKPT_FORMAT_HDF5)
+		return create_from(pf, pv, pv->dtype, o, dst_name) < 0 ? -1
+		                                                     : copy_values(pf, pv, o, dst_name);
 	return ckpt_h5_copy_var(pf, pv, ckpt_h5_out_fid(o, dst_name), dst_name);
 }

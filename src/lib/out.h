@@ -24,6 +24,16 @@ typedef struct ckpt_out ckpt_out;
  * without one lists its variables in the order they are made. */
 ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like);
 
+/* A new set of k safetensors shards for in's variables, variable i in
+ * shard owner[i] (0 <= owner[i] < k): target names its map,
+ * NAME.safetensors.index.json, and the shards are
+ * NAME-00001-of-0000k.safetensors, ... as Hugging Face names them. */
+ckpt_out *ckpt_out_open_split(const char *target, int force, const ckpt_file *in, size_t k,
+                              const size_t *owner);
+
+/* The file name of shard s (from 0) of k of such a set (malloc'd). */
+char *ckpt_out_shard_name(const char *target, size_t s, size_t k);
+
 /* Close the file and move it into place (or copy it to standard output).
  * Frees o; on failure the target is untouched. */
 int ckpt_out_commit(ckpt_out *o);
@@ -42,6 +52,14 @@ int ckpt_out_make_groups(ckpt_out *o, const char *path);
  * null dataspace), contiguous storage; values to be written. */
 int ckpt_out_create_var(ckpt_out *o, const char *name, ckpt_dtype t, int rank,
                         const uint64_t *dims);
+
+/* A piece of text about the whole checkpoint, under key: a root string
+ * attribute in HDF5, an entry of safetensors' __metadata__ (set before
+ * the first values are written). */
+int ckpt_out_set_text(ckpt_out *o, const char *key, const char *text);
+
+/* Remove the text under key, if there is one. */
+void ckpt_out_unset_text(ckpt_out *o, const char *key);
 
 /* A variable of the output open for writing its values. */
 typedef struct ckpt_outvar ckpt_outvar;

@@ -100,60 +100,22 @@ oom:
 
 int ckpt_shard_write_attr(ckpt_out *o, const char *text)
 {
-	hid_t fid = ckpt_h5_out_fid(o, NULL);
-	hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR), a = -1;
-	int rc = -1;
-
-	/* a variable-length string lives in the global heap: no 64 KiB limit */
-	if (t >= 0 && H5Tset_size(t, H5T_VARIABLE) >= 0 && H5Tset_cset(t, H5T_CSET_UTF8) >= 0 &&
-	    sp >= 0 && (a = H5Acreate2(fid, CKPT_SHARD_ATTR, t, sp, H5P_DEFAULT,
-	                               H5P_DEFAULT)) >= 0 &&
-	    H5Awrite(a, t, &text) >= 0)
-		rc = 0;
-	else
-		ckpt_seterr_h5("cannot write the shard attribute");
-	if (a >= 0)
-		H5Aclose(a);
-	if (sp >= 0)
-		H5Sclose(sp);
-	if (t >= 0)
-		H5Tclose(t);
-	return rc;
+	return ckpt_out_set_text(o, CKPT_SHARD_ATTR, text);
 }
 
 /* ---- reading ------------------------------------------------------------ */
 
 static char *read_text_attr(const ckpt_file *f)
 {
-	hid_t a = -1, t = -1, mt = -1, sp = -1;
-	char *text = NULL, *copy = NULL;
+	char *text = NULL;
+	int k = ckpt_file_text(f, CKPT_SHARD_ATTR, &text);
 
-	if (H5Aexists_by_name(ckpt_h5_fid(f), "/", CKPT_SHARD_ATTR, H5P_DEFAULT) <= 0) {
+	if (k == 0)
 		ckpt_seterr("%s: not a shard (no %s attribute; shards are made by "
 		            "ckpt-merge --split)", f->name, CKPT_SHARD_ATTR);
-		return NULL;
-	}
-	a = H5Aopen_by_name(ckpt_h5_fid(f), "/", CKPT_SHARD_ATTR, H5P_DEFAULT, H5P_DEFAULT);
-	if (a >= 0 && (t = H5Aget_type(a)) >= 0 && (sp = H5Aget_space(a)) >= 0 &&
-	    H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0 &&
-	    H5Sget_simple_extent_npoints(sp) == 1 && (mt = H5Tcopy(t)) >= 0 &&
-	    H5Aread(a, mt, &text) >= 0 && text) {
-		copy = strdup(text);
-		H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, &text);
-		if (!copy)
-			ckpt_seterr("out of memory");
-	} else {
+	else if (k < 0)
 		ckpt_seterr("%s: its %s attribute is not a string", f->name, CKPT_SHARD_ATTR);
-	}
-	if (mt >= 0)
-		H5Tclose(mt);
-	if (sp >= 0)
-		H5Sclose(sp);
-	if (t >= 0)
-		H5Tclose(t);
-	if (a >= 0)
-		H5Aclose(a);
-	return copy;
+	return text;
 }
 
 /* A whole number that fits a size_t. */
@@ -373,19 +335,43 @@ static int at_var(const ckpt_file *f, size_t cur, const char *name)
 	return o && o->kind == CKPT_OBJ_VAR && strcmp(f->vars[o->var].name, name) == 0;
 }
 
+static ckpt_copy_action copy_none(const ckpt_var *v, ckpt_copy_spec *spec, void *user)
+{
+	(void)v, (void)spec, (void)user;
+	return CKPT_COPY_SKIP;
+}
+
+/* Shards without groups, or a file without them: what the first shard
+ * holds besides variables (its metadata), then each variable from its
+ * shard in the original's order. */
+static int join_flat(ckpt_file **shards, const ckpt_shard_info *info, ckpt_out *out)
+{
+	int rc = ckpt_copy_structure(shards[0], out, copy_none, NULL);
+
+	ckpt_out_unset_text(out, CKPT_SHARD_ATTR);
+	for (size_t i = 0; i < info->nvars && rc == 0; i++) {
+		const ckpt_file *f = shards[info->owner[i]];
+		const ckpt_var *v = ckpt_find(f, info->names[i]);
+
+		rc = v ? ckpt_copy_var(f, v, out, v->name)
+		       : ckpt_seterr("%s: variable '%s' is missing", f->name, info->names[i]);
+	}
+	return rc;
+}
+
 int ckpt_shard_join(ckpt_file **shards, const ckpt_shard_info *info, ckpt_out *out)
 {
 	hid_t dst = ckpt_h5_out_fid(out, NULL);
-	size_t k = info->count, *cur = calloc(k, sizeof *cur), left;
-	hid_t root;
-	int rc = ckpt_h5_copy_root_attrs(shards[0], dst);
+	size_t k = info->count, *cur, left;
+	int rc;
 
-	if (!cur)
+	if (dst < 0 || ckpt_file_format(shards[0]) != CKPT_FORMAT_HDF5)
+		return join_flat(shards, info, out);
+	if ((rc = ckpt_h5_copy_root_attrs(shards[0], dst)) < 0)
+		return rc;
+	ckpt_out_unset_text(out, CKPT_SHARD_ATTR);
+	if (!(cur = calloc(k, sizeof *cur)))
 		return ckpt_seterr("out of memory");
-	if (rc == 0 && (root = H5Gopen2(dst, "/", H5P_DEFAULT)) >= 0) {
-		H5Adelete(root, CKPT_SHARD_ATTR);
-		H5Gclose(root);
-	}
 	/* The shards' walks are the original's, each without the others'
 	 * variables: take the next variable from its shard as soon as its
 	 * shard has it next, and what all have in common in between. */

@@ -3,6 +3,7 @@
 #include "slab.h"
 #include "err.h"
 #include "h5.h"
+#include "st.h"
 #include "wrap.h"
 
 #include <inttypes.h>
@@ -246,6 +247,13 @@ int ckpt_cursor_next(ckpt_cursor *c, ckpt_region *r)
 
 
 
+/* Which backend reads the slab's file (HDF5's calls take a slab without a
+ * backend of theirs as nothing to do). */
+static int is_st(const ckpt_slab *s)
+{
+	return ckpt_file_format(s->file) == CKPT_FORMAT_SAFETENSORS;
+}
+
 int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
                    size_t max_bytes)
 {
@@ -255,7 +263,7 @@ int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
 		s->at.done = 1;
 		return 0;
 	}
-	if (ckpt_h5_slab_open(s, max_bytes) < 0) {
+	if ((is_st(s) ? ckpt_st_slab_open(s, max_bytes) : ckpt_h5_slab_open(s, max_bytes)) < 0) {
 		ckpt_slab_close(s);
 		return -1;
 	}
@@ -291,7 +299,8 @@ int ckpt_slab_next(ckpt_slab *s)
 			return -1;
 	} else {
 		s->buf = s->mem[s->cur];
-		if (ckpt_h5_slab_read(s, s->mem[s->cur], &s->last) < 0)
+		if ((is_st(s) ? ckpt_st_slab_read(s, s->mem[s->cur], &s->last)
+		              : ckpt_h5_slab_read(s, s->mem[s->cur], &s->last)) < 0)
 			return -1;
 		s->mcount[s->cur] = n;
 	}
@@ -326,7 +335,7 @@ int ckpt_slab_same(const ckpt_slab *a, const ckpt_slab *b)
 
 	if (a->count != b->count || a->elsize != b->elsize)
 		return 0;
-	if ((same = ckpt_h5_slab_same(a, b)) != CKPT_SAME_BYTES)
+	if (!is_st(a) && !is_st(b) && (same = ckpt_h5_slab_same(a, b)) != CKPT_SAME_BYTES)
 		return same;
 	return memcmp(a->buf, b->buf, a->count * a->elsize) == 0;
 }

@@ -41,6 +41,9 @@ size_t ckpt_part_of(const ckpt_file *f, const ckpt_var *v, const ckpt_file **pf,
 /* f's parts when f is a sharded set (NULL otherwise), and their number. */
 ckpt_file *const *ckpt_parts(const ckpt_file *f, size_t *n);
 
+/* Whether s ends in suffix after at least one more byte. */
+int ckpt_name_ends(const char *s, const char *suffix);
+
 /* ---- file.c: a checkpoint built by a container ------------------------- */
 
 /* A checkpoint named name with no file behind it yet. */

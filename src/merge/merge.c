@@ -217,11 +217,13 @@ int merge_mode(const struct merge_options *o, int argc, char **argv)
 			die_lib();
 		if (ckpt_copy_structure(p.base, out, decide, &p) < 0)
 			die_lib();
+		/* every variable made before values are written (safetensors
+		 * fixes its layout then) */
+		for (size_t i = 0; i < p.nadded; i++)
+			add_to_output(out, &p.added[i], src);
 		for (size_t i = 0; i < p.base->nvars; i++)
 			if (p.from[i].v)
 				fill_var(out, &p.base->vars[i], &p.from[i], src);
-		for (size_t i = 0; i < p.nadded; i++)
-			add_to_output(out, &p.added[i], src);
 		if (ckpt_out_commit(out) < 0)
 			die_lib();
 	}

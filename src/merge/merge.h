@@ -19,6 +19,9 @@ struct merge_options {
  * returns the exit status; trouble stops the program through die(). */
 int merge_mode(const struct merge_options *o, int argc, char **argv);
 int split_mode(const struct merge_options *o, int argc, char **argv);
+/* Whether --split's -o names a Hugging Face set (NAME.safetensors.index.json)
+ * rather than a pattern of files. */
+int split_names_set(const char *out);
 int join_mode(const struct merge_options *o, int argc, char **argv);
 
 /* ---- the plan of a merge (plan.c): no printing, no exiting ------------- */

@@ -112,6 +112,20 @@ set -- $(measure "$B/bin/ckpt-average" -o "$W/avg.out" "$W"/b[0-3].h5)
 row "ckpt-average" "$1" "$2" "$floor" "$py"
 rm -f "$W/zero.out" "$W/py.out" "$W/avg.out"
 
+echo "== ckpt-average of 4 safetensors inputs (the same values)"
+for i in 0 1 2 3; do
+	[ -f "$W/b$i.safetensors" ] || "$B/bin/ckpt-average" -q -o "$W/b$i.safetensors" "$W/b$i.h5"
+done
+cat "$W"/b[0-3].safetensors >/dev/null
+size=$(wc -c <"$W/b0.safetensors")
+set -- $(measure cat "$W"/b[0-3].safetensors); rd=$1
+set -- $(measure sh -c "head -c $size /dev/zero >'$W/zero.out'"); wr=$1
+floor=$(awk -v a="$rd" -v b="$wr" 'BEGIN { print a + b }')
+row "floor: cat inputs + write output" "$floor" 0 "$floor"
+set -- $(measure "$B/bin/ckpt-average" -o "$W/avg.out" "$W"/b[0-3].safetensors)
+row "ckpt-average (safetensors)" "$1" "$2" "$floor"
+rm -f "$W/zero.out" "$W/avg.out"
+
 echo "== 16-bit: four inputs of 64 Mi values each, float32 / float16 / bfloat16"
 for i in 0 1 2 3; do
 	[ -f "$W/w32_$i.h5" ] || "$B/tests/mkbench" $i "$W/w32_$i.h5" --one 0.25

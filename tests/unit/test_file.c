@@ -110,9 +110,9 @@ static void refuses_missing_directories_non_hdf5_and_truncated_files(void **stat
 	fputs("not hdf5 at all, just some words\n", fp);
 	fclose(fp);
 	assert_null(ckpt_open(unit_path("text.h5")));
-	assert_non_null(strstr(ckpt_errmsg(), "text.h5: not an HDF5 file"));
+	assert_non_null(strstr(ckpt_errmsg(), "text.h5: not an HDF5 or safetensors file"));
 	assert_null(ckpt_open_image("img", strdup("short"), 5));
-	assert_non_null(strstr(ckpt_errmsg(), "img: not an HDF5 file"));
+	assert_non_null(strstr(ckpt_errmsg(), "img: not an HDF5 or safetensors file"));
 	fp = fopen(unit_path("o.h5"), "rb");
 	fseek(fp, 0, SEEK_END);
 	assert_int_equal(truncate(unit_path("o.h5"), ftell(fp) / 2), 0);

@@ -17,10 +17,10 @@ if command -v gzip >/dev/null; then
 fi
 printf 'not a checkpoint\n' >text.txt
 run ckpt-average -o x.h5 a.h5 text.txt
-expect_error ckpt-average "text.txt: not an HDF5 file"
+expect_error ckpt-average "text.txt: not an HDF5 or safetensors file"
 tar cf none.tar text.txt
 run ckpt-average -o x.h5 none.tar
-expect_error ckpt-average "none.tar: the archive holds no HDF5 file"
+expect_error ckpt-average "none.tar: the archive holds no checkpoint"
 run ckpt-average -o no/such/dir/x.h5 a.h5
 expect_error ckpt-average "x.h5: cannot create a file there: No such file"
 rm -f keep.h5 a.h5 cut.h5 bad.tar trunc.tar.gz text.txt none.tar

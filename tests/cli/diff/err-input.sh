@@ -5,7 +5,7 @@ printf 'text\n' >t.txt
 run ckpt-diff a.h5 nope.h5
 expect_error ckpt-diff "nope.h5: No such file"
 run ckpt-diff t.txt a.h5
-expect_error ckpt-diff "t.txt: not an HDF5 file"
+expect_error ckpt-diff "t.txt: not an HDF5 or safetensors file"
 for args in "--atol -1" "--atol x" "--rtol nan" "--ulps -3" "--ulps 1.5" "-n x"; do
 	run ckpt-diff $args a.h5 a.h5
 	expect_usage_error ckpt-diff "^ckpt-diff: (--|-n)"

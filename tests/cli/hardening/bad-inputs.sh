@@ -53,7 +53,7 @@ while IFS='|' read -r args regex; do
 	n=$((n + 1))
 done <<'CASES'
 # not HDF5, empty, random, a directory, missing, truncated at many points
-ckpt-read text.h5|text.h5: not an HDF5 file
+ckpt-read text.h5|text.h5: not an HDF5 or safetensors file
 ckpt-read empty.h5|empty.h5: 
 ckpt-read random.h5|random.h5: 
 ckpt-read dir.h5|dir.h5: 

@@ -15,7 +15,7 @@ bad() { # bad FILE PATTERN: every reading program refuses FILE so
 printf '{"weight_map": {"/layers/dense/vars": "a_00000.weights.h5",}}' >notjson.weights.json
 bad notjson.weights.json "^ckpt-[a-z]+: notjson.weights.json: not valid JSON: .*line 1"
 printf '{"metadata": {"total_size": 1}}' >nomap.weights.json
-bad nomap.weights.json "nomap.weights.json: not a Keras shard map \(no \"weight_map\""
+bad nomap.weights.json "nomap.weights.json: not a shard map \(no \"weight_map\""
 printf '{"weight_map": {"/a/vars": "a_00000.weights.h5", "/a/vars": "a_00001.weights.h5"}}' \
 	>dupkey.weights.json
 bad dupkey.weights.json "dupkey.weights.json: not valid JSON: duplicate object key"
@@ -23,7 +23,7 @@ printf '{"weight_map": {"/layers/dense/vars": "gone_00000.weights.h5"}}' >missin
 bad missing.weights.json "missing.weights.json: shard gone_00000.weights.h5: No such file"
 echo "not hdf5" >junk_00000.weights.h5
 printf '{"weight_map": {"/x/vars": "junk_00000.weights.h5"}}' >junk.weights.json
-bad junk.weights.json "junk.weights.json: shard junk_00000.weights.h5: not an HDF5 file"
+bad junk.weights.json "junk.weights.json: shard junk_00000.weights.h5: not an HDF5"
 printf '{"weight_map": {"/x/vars": "../a_00000.weights.h5"}}' >path.weights.json
 bad path.weights.json "path.weights.json: weight_map: \"../a_00000.weights.h5\" is not a file beside"
 printf '{"weight_map": {"/x/vars": 3}}' >num.weights.json

@@ -1,0 +1,37 @@
+/* backend.h - (internal to libckpt) the file formats behind a checkpoint:
+ * what ckpt_file.backend holds, and how a format is recognised.  file.c
+ * and slab.c dispatch on the format; each backend keeps its own handles
+ * here (HDF5: h5.h; safetensors: st.h). */
+#ifndef CKPT_BACKEND_H
+#define CKPT_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "file.h"
+
+enum ckpt_format {
+	CKPT_FORMAT_NONE,
+	CKPT_FORMAT_HDF5,
+	CKPT_FORMAT_SAFETENSORS,
+};
+
+struct ckpt_st;
+
+struct ckpt_backend {
+	enum ckpt_format format;
+	int64_t fid;            /* HDF5: the open file (an hid_t) */
+	struct ckpt_st *st;     /* safetensors: the header, parsed */
+};
+
+static inline enum ckpt_format ckpt_file_format(const ckpt_file *f)
+{
+	return f->backend ? f->backend->format : CKPT_FORMAT_NONE;
+}
+
+/* The text f keeps under key (an HDF5 root string attribute, a safetensors
+ * __metadata__ entry): 1 with *text malloc'd, 0 when there is none, -1
+ * when there is something else. */
+int ckpt_file_text(const ckpt_file *f, const char *key, char **text);
+
+#endif

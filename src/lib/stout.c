@@ -1,0 +1,359 @@
+/* stout.c - the safetensors backend's writing side.  Variables are declared
+ * first (created, or copied whole from an input); the layout is fixed when
+ * the first values are written or at the commit: the header, then each
+ * variable's bytes at its offset, in declaration order, written in place
+ * in the temporary file. */
+#include "st.h"
+#include "err.h"
+#include "temp.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+struct stdecl {
+	char *name;
+	ckpt_var v;               /* dtype, type, shape, sizes */
+	uint64_t begin;           /* within the data, once fixed */
+	const ckpt_file *src;     /* copied whole from here, or NULL */
+	const ckpt_var *sv;
+};
+
+struct ckpt_stout {
+	struct ckpt_temp t;
+	struct stdecl *d;
+	size_t n, cap;
+	json_t *meta;             /* __metadata__, or NULL */
+	json_t *index;            /* name -> index into d */
+	uint64_t data;            /* where the data start, once fixed */
+	int fixed;
+};
+
+struct ckpt_stvar {
+	struct ckpt_stout *o;
+	const struct stdecl *d;
+	ckpt_dtype mem;           /* the type of the values given */
+	void *conv;               /* room for them converted */
+	size_t convcap;
+};
+
+static const char *const st_names[CKPT_NDTYPES] = {
+	[CKPT_BOOL] = "BOOL", [CKPT_I8] = "I8", [CKPT_I16] = "I16", [CKPT_I32] = "I32",
+	[CKPT_I64] = "I64", [CKPT_U8] = "U8", [CKPT_U16] = "U16", [CKPT_U32] = "U32",
+	[CKPT_U64] = "U64", [CKPT_F16] = "F16", [CKPT_BF16] = "BF16", [CKPT_F32] = "F32",
+	[CKPT_F64] = "F64",
+};
+
+/* The safetensors name of v's type; NULL where the format has none. */
+static const char *st_type(const ckpt_var *v)
+{
+	if (v->dtype != CKPT_OTHER)
+		return st_names[v->dtype];
+	if (strcmp(v->type, "float8_e4m3") == 0)
+		return "F8_E4M3";
+	if (strcmp(v->type, "float8_e5m2") == 0)
+		return "F8_E5M2";
+	return NULL;
+}
+
+int ckpt_st_storable(const ckpt_var *v)
+{
+	return st_type(v) != NULL;
+}
+
+struct ckpt_stout *ckpt_stout_open(const char *target, int force)
+{
+	struct ckpt_stout *o = calloc(1, sizeof *o);
+
+	if (!o) {
+		ckpt_seterr("out of memory");
+		return NULL;
+	}
+	if (ckpt_temp_open(&o->t, target, force, 1, "a safetensors file") < 0) {
+		ckpt_stout_abort(o);
+		return NULL;
+	}
+	return o;
+}
+
+const char *ckpt_stout_name(const struct ckpt_stout *o)
+{
+	return ckpt_temp_name(&o->t);
+}
+
+void ckpt_stout_abort(struct ckpt_stout *o)
+{
+	if (!o)
+		return;
+	ckpt_temp_release(&o->t);
+	for (size_t i = 0; i < o->n; i++)
+		free(o->d[i].name);
+	free(o->d);
+	json_decref(o->meta);
+	json_decref(o->index);
+	free(o);
+}
+
+int ckpt_stout_set_meta(struct ckpt_stout *o, const char *key, const char *value)
+{
+	if (o->fixed)
+		return ckpt_seterr("%s: metadata '%s' set after values were written",
+		                   ckpt_stout_name(o), key);
+	if (!o->meta && !(o->meta = json_object()))
+		return ckpt_seterr("out of memory");
+	if (json_object_set_new(o->meta, key, json_string(value)) < 0)
+		return ckpt_seterr("%s: metadata '%s' is not UTF-8 text", ckpt_stout_name(o), key);
+	return 0;
+}
+
+void ckpt_stout_unset_meta(struct ckpt_stout *o, const char *key)
+{
+	if (o->meta)
+		json_object_del(o->meta, key);
+}
+
+static struct stdecl *find(const struct ckpt_stout *o, const char *name)
+{
+	json_t *i = o->index ? json_object_get(o->index, name) : NULL;
+
+	return i ? &o->d[json_integer_value(i)] : NULL;
+}
+
+int ckpt_stout_declare(struct ckpt_stout *o, const char *name, const ckpt_var *like,
+                       ckpt_dtype t, const ckpt_file *src, const ckpt_var *sv)
+{
+	struct stdecl *d;
+
+	if (o->fixed)
+		return ckpt_seterr("%s: variable '%s' made after values were written",
+		                   ckpt_stout_name(o), name);
+	if (find(o, name))
+		return ckpt_seterr("%s: variable '%s' made twice", ckpt_stout_name(o), name);
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? 2 * o->cap : 64;
+		struct stdecl *nd = realloc(o->d, cap * sizeof *nd);
+
+		if (!nd)
+			return ckpt_seterr("out of memory");
+		o->d = nd;
+		o->cap = cap;
+	}
+	d = &o->d[o->n];
+	*d = (struct stdecl){NULL, *like, 0, src, sv};
+	if (t != like->dtype) {
+		d->v.dtype = t;
+		d->v.elsize = ckpt_dtype_size(t);
+		d->v.nbytes = like->nelems * d->v.elsize;
+		snprintf(d->v.type, sizeof d->v.type, "%s", ckpt_dtype_name(t));
+	}
+	if (!st_type(&d->v))
+		return ckpt_seterr("%s: variable '%s': safetensors cannot hold %s values",
+		                   ckpt_stout_name(o), name, d->v.type);
+	if (!(d->name = strdup(name)) || (!o->index && !(o->index = json_object()))) {
+		free(d->name);
+		return ckpt_seterr("out of memory");
+	}
+	if (json_object_set_new(o->index, name, json_integer((json_int_t)o->n)) < 0) {
+		free(d->name);
+		return ckpt_seterr("%s: variable '%s': safetensors names are UTF-8 text",
+		                   ckpt_stout_name(o), name);
+	}
+	d->v.name = d->name;
+	if (d->v.rank < 0) /* a null dataspace: no values, an empty list */
+		d->v.rank = 1, d->v.dims[0] = 0, d->v.nelems = 0, d->v.nbytes = 0;
+	o->n++;
+	return 0;
+}
+
+/* ---- the layout ------------------------------------------------------------ */
+
+static char *header_text(struct ckpt_stout *o)
+{
+	json_t *h = json_object();
+	char *text = NULL;
+	uint64_t at = 0;
+
+	if (!h)
+		return NULL;
+	if (o->meta && json_object_set(h, "__metadata__", o->meta) < 0)
+		goto out;
+	for (size_t i = 0; i < o->n; i++) {
+		struct stdecl *d = &o->d[i];
+		json_t *shape = json_array(), *t;
+
+		for (int k = 0; shape && k < d->v.rank; k++)
+			json_array_append_new(shape, json_integer((json_int_t)d->v.dims[k]));
+		d->begin = at;
+		at += d->v.nbytes;
+		t = json_pack("{s:s, s:o, s:[I,I]}", "dtype", st_type(&d->v), "shape", shape,
+		              "data_offsets", (json_int_t)d->begin, (json_int_t)at);
+		if (!t || json_object_set_new(h, d->name, t) < 0)
+			goto out;
+	}
+	text = json_dumps(h, JSON_COMPACT | JSON_PRESERVE_ORDER);
+out:
+	json_decref(h);
+	return text;
+}
+
+static int pwrite_all(struct ckpt_stout *o, const void *buf, size_t n, uint64_t off)
+{
+	const char *p = buf;
+
+	while (n > 0) {
+		ssize_t w = pwrite(o->t.fd, p, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return ckpt_seterr("%s: write error: %s", ckpt_stout_name(o), strerror(errno));
+		p += w, n -= (size_t)w, off += (uint64_t)w;
+	}
+	return 0;
+}
+
+/* A copied variable's bytes, as the input holds them. */
+static int copy_whole(struct ckpt_stout *o, const struct stdecl *d)
+{
+	ckpt_slab s;
+	int rc;
+
+	if (ckpt_slab_open(&s, d->src, d->sv, CKPT_SLAB_BYTES) < 0)
+		return -1;
+	while ((rc = ckpt_slab_next(&s)) > 0)
+		if ((rc = pwrite_all(o, s.buf, s.count * s.elsize,
+		                     o->data + d->begin + s.start * s.elsize)) < 0)
+			break;
+	ckpt_slab_close(&s);
+	return rc;
+}
+
+/* The header first (padded with spaces to 8 bytes, so that every value is
+ * aligned as the reference writer aligns them), the copies after it. */
+static int fix_layout(struct ckpt_stout *o)
+{
+	char *text, len8[8];
+	size_t n, pad;
+	int rc;
+
+	if (o->fixed)
+		return 0;
+	o->fixed = 1;
+	if (!(text = header_text(o)))
+		return ckpt_seterr("%s: out of memory", ckpt_stout_name(o));
+	n = strlen(text);
+	pad = (8 - (8 + n) % 8) % 8;
+	for (int i = 0; i < 8; i++)
+		len8[i] = (char)((uint64_t)(n + pad) >> (8 * i));
+	o->data = 8 + n + pad;
+	rc = pwrite_all(o, len8, 8, 0);
+	rc = rc ? rc : pwrite_all(o, text, n, 8);
+	rc = rc ? rc : pwrite_all(o, "        ", pad, 8 + n);
+	free(text);
+	for (size_t i = 0; i < o->n && rc == 0; i++)
+		if (o->d[i].src)
+			rc = copy_whole(o, &o->d[i]);
+	return rc;
+}
+
+int ckpt_stout_finish(struct ckpt_stout *o)
+{
+	uint64_t end;
+	int rc = fix_layout(o);
+
+	/* the file ends where the data do, also when the last values are empty */
+	end = o->n ? o->data + o->d[o->n - 1].begin + o->d[o->n - 1].v.nbytes : o->data;
+	if (rc == 0 && ftruncate(o->t.fd, (off_t)end) < 0)
+		rc = ckpt_seterr_errno(ckpt_stout_name(o));
+	return rc;
+}
+
+uint64_t ckpt_stout_bytes(const struct ckpt_stout *o)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < o->n; i++)
+		n += o->d[i].v.nbytes;
+	return n;
+}
+
+const char *ckpt_stout_tensor(const struct ckpt_stout *o, size_t i)
+{
+	return i < o->n ? o->d[i].name : NULL;
+}
+
+int ckpt_stout_commit(struct ckpt_stout *o)
+{
+	int rc = ckpt_stout_finish(o);
+
+	rc = rc ? rc : ckpt_temp_commit(&o->t);
+	ckpt_stout_abort(o);
+	return rc;
+}
+
+/* ---- writing a variable's values ---------------------------------------- */
+
+struct ckpt_stvar *ckpt_stvar_open(struct ckpt_stout *o, const char *name, ckpt_dtype mem)
+{
+	struct ckpt_stvar *w;
+	const struct stdecl *d = find(o, name);
+
+	if (!d) {
+		ckpt_seterr("%s: variable '%s': not in the output", ckpt_stout_name(o), name);
+		return NULL;
+	}
+	if (fix_layout(o) < 0)
+		return NULL;
+	if (!(w = calloc(1, sizeof *w))) {
+		ckpt_seterr("out of memory");
+		return NULL;
+	}
+	w->o = o;
+	w->d = d;
+	w->mem = mem == CKPT_OTHER ? d->v.dtype : mem;
+	return w;
+}
+
+int ckpt_stvar_write(struct ckpt_stvar *w, const ckpt_region *r, const void *buf)
+{
+	const ckpt_var *v = &w->d->v;
+	uint64_t index = 0;
+	size_t n = r->n * v->elsize;
+
+	for (int i = 0; i < r->rank; i++)
+		index = index * v->dims[i] + r->start[i];
+	if (w->mem != v->dtype || ckpt_host_big_endian()) {
+		if (n > w->convcap) {
+			free(w->conv);
+			if (!(w->conv = malloc(n)))
+				return ckpt_seterr("out of memory");
+			w->convcap = n;
+		}
+		if (w->mem != v->dtype)
+			ckpt_convert(w->mem, buf, v->dtype, w->conv, r->n);
+		else
+			memcpy(w->conv, buf, n);
+		if (ckpt_host_big_endian())
+			ckpt_swap_bytes(w->conv, r->n, v->elsize);
+		buf = w->conv;
+	}
+	return pwrite_all(w->o, buf, n, w->o->data + w->d->begin + index * v->elsize);
+}
+
+const ckpt_var *ckpt_stvar_var(const struct ckpt_stvar *w)
+{
+	return &w->d->v;
+}
+
+void ckpt_stvar_close(struct ckpt_stvar *w)
+{
+	if (!w)
+		return;
+	free(w->conv);
+	free(w);
+}
