@@ -70,7 +70,7 @@ _ckpt()
 		_filedir tsv
 		return ;;
 	--dtype)
-		COMPREPLY=($(compgen -W "f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool" -- "$cur"))
+		COMPREPLY=($(compgen -W "f16 bf16 f32 f64 f8e4m3 f8e5m2 i8 i16 i32 i64 u8 u16 u32 u64 bool" -- "$cur"))
 		return ;;
 	-w|--weights|--atol|--rtol|--ulps|-n)
 		return ;;

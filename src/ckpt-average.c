@@ -160,6 +160,17 @@ static int averaged(const ckpt_var *v)
 	return v->dtype != CKPT_OTHER && ckpt_select_match(&opt.sel, v->name);
 }
 
+static size_t ninputs;
+
+/* The mean of one input is the input: copied as it is (bit for bit, a
+ * conversion's fast path), unless it is to be stored as another type or
+ * scaled by a weight that is not normalized. */
+static int computed(const ckpt_var *v)
+{
+	return averaged(v) && !(ninputs == 1 && !opt.no_normalize &&
+	                        (opt.dtype == CKPT_OTHER || opt.dtype == v->dtype));
+}
+
 /* Check that every input has the first input's selected variables with the
  * same shapes and dtypes, and no other selected ones; with --partial, say
  * what is missing.  Variables left out by --only/--exclude come from the
@@ -214,7 +225,7 @@ static void check_inputs(ckpt_file **in, size_t n)
 static ckpt_copy_action decide(const ckpt_var *v, ckpt_copy_spec *spec, void *user)
 {
 	(void)user;
-	if (!averaged(v))
+	if (!computed(v))
 		return CKPT_COPY_WHOLE;
 	spec->dtype = opt.dtype;
 	spec->keep_storage = opt.keep_storage;
@@ -432,10 +443,11 @@ int main(int argc, char **argv)
 			die_lib();
 	j.weights = parse_weights(j.nin);
 	check_inputs(j.in, j.nin);
+	ninputs = j.nin;
 	for (size_t i = 0; i < j.in[0]->nvars; i++) {
 		const ckpt_var *v = &j.in[0]->vars[i];
 
-		if (averaged(v)) {
+		if (computed(v)) {
 			total += v->nbytes * j.nin;
 			navg++;
 		} else if (v->dtype == CKPT_OTHER && ckpt_select_match(&opt.sel, v->name)) {
@@ -450,7 +462,7 @@ int main(int argc, char **argv)
 	}
 	progress_start(opt.quiet ? -1 : opt.progress, total, "averaging");
 	for (size_t i = 0; i < j.in[0]->nvars; i++)
-		if (averaged(&j.in[0]->vars[i]))
+		if (computed(&j.in[0]->vars[i]))
 			average_var(&j, o, &j.in[0]->vars[i]);
 	progress_end();
 	if (ckpt_out_commit(o) < 0)

@@ -129,7 +129,8 @@ void warn_out_of_range(const char *var, size_t n, ckpt_dtype t)
 	if (n)
 		warn("variable '%s': %zu value%s out of the range of %s (%s)", var, n,
 		     n == 1 ? "" : "s", ckpt_dtype_name(t),
-		     ckpt_dtype_is_float(t) ? "became inf" : "saturated");
+		     t == CKPT_F8E4M3 ? "became NaN" /* it has no infinity */
+		     : ckpt_dtype_is_float(t) ? "became inf" : "saturated");
 }
 
 void usage_error(const char *fmt, ...)

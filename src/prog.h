@@ -28,7 +28,7 @@ _Noreturn void die(const char *fmt, ...) CKPT_PRINTF(1, 2);
 _Noreturn void die_lib(void);
 void warn(const char *fmt, ...) CKPT_PRINTF(1, 2);
 
-/* "variable 'v': N values out of the range of T (became inf|saturated)",
+/* "variable 'v': N values out of the range of T (became inf|NaN|saturated)",
  * unless n is 0. */
 void warn_out_of_range(const char *var, size_t n, ckpt_dtype t);
 

@@ -101,6 +101,8 @@ static void dtypes(const char *dir)
 		                  ckpt_dtype_is_float((ckpt_dtype)t) ? fv : iv;
 		double uv[6];
 
+		if (t == CKPT_F8E4M3 || t == CKPT_F8E5M2)
+			continue; /* no HDF5 type: safetensors only */
 		if (t >= CKPT_U8 && t <= CKPT_U64) {
 			for (int i = 0; i < 6; i++)
 				uv[i] = i * 40.0;

@@ -22,6 +22,8 @@ static int64_t ordered(double v, ckpt_dtype t)
 	switch (t) {
 	case CKPT_F16: bits = ckpt_double_to_f16(v); sign = bits >> 15; mag = bits & 0x7fff; break;
 	case CKPT_BF16: bits = ckpt_double_to_bf16(v); sign = bits >> 15; mag = bits & 0x7fff; break;
+	case CKPT_F8E4M3: bits = ckpt_double_to_e4m3(v); sign = bits >> 7; mag = bits & 0x7f; break;
+	case CKPT_F8E5M2: bits = ckpt_double_to_e5m2(v); sign = bits >> 7; mag = bits & 0x7f; break;
 	case CKPT_F32: {
 		float f = (float)v;
 		uint32_t b;

@@ -26,6 +26,8 @@ static const struct {
 	[CKPT_BF16] = {"bfloat16", "bf16", 2},
 	[CKPT_F32] = {"float32", "f32", 4},
 	[CKPT_F64] = {"float64", "f64", 8},
+	[CKPT_F8E4M3] = {"float8_e4m3", "f8e4m3", 1},
+	[CKPT_F8E5M2] = {"float8_e5m2", "f8e5m2", 1},
 };
 
 const char *ckpt_dtype_name(ckpt_dtype t)
@@ -48,8 +50,8 @@ int ckpt_dtype_parse(const char *s, ckpt_dtype *out)
 		return *out = CKPT_F32, 0;
 	if (strcmp(s, "double") == 0)
 		return *out = CKPT_F64, 0;
-	return ckpt_seterr("unknown dtype '%s' (try f16, bf16, f32, f64, "
-	                   "i8..i64, u8..u64, bool)", s);
+	return ckpt_seterr("unknown dtype '%s' (try f16, bf16, f32, f64, f8e4m3, "
+	                   "f8e5m2, i8..i64, u8..u64, bool)", s);
 }
 
 size_t ckpt_dtype_size(ckpt_dtype t)
@@ -59,7 +61,7 @@ size_t ckpt_dtype_size(ckpt_dtype t)
 
 int ckpt_dtype_is_float(ckpt_dtype t)
 {
-	return t >= CKPT_F16 && t <= CKPT_F64;
+	return t >= CKPT_F16 && t <= CKPT_F8E5M2;
 }
 
 int ckpt_dtype_is_signed(ckpt_dtype t)
@@ -212,6 +214,50 @@ uint16_t ckpt_double_to_bf16(double v)
 	return (uint16_t)half_encode(v, 8, 7);
 }
 
+/* ---- the 8-bit float formats ----------------------------------------------- */
+
+double ckpt_e4m3_to_double(uint8_t bits)
+{
+	unsigned e = bits >> 3 & 15, m = bits & 7;
+	double v;
+
+	if (e == 15 && m == 7)
+		return bits & 0x80 ? -NAN : NAN;
+	v = e ? ldexp(8 + m, (int)e - 10) : ldexp(m, -9); /* bias 7, 3 mantissa bits */
+	return bits & 0x80 ? -v : v;
+}
+
+double ckpt_e5m2_to_double(uint8_t bits)
+{
+	return half_decode((uint32_t)bits << 8, 5, 10);
+}
+
+uint8_t ckpt_double_to_e4m3(double v)
+{
+	uint8_t sign = signbit(v) ? 0x80 : 0;
+	double a = fabs(v), q, fl, r;
+	int e;
+
+	if (isnan(v) || a > 464) /* 464: halfway from 448 to the 480 there is not */
+		return sign | 0x7f;
+	if (a == 0)
+		return sign;
+	frexp(a, &e);
+	e = e - 1 < -6 ? -6 : e - 1; /* the leading bit's exponent; subnormals: -6 */
+	q = ldexp(a, 3 - e);
+	fl = floor(q);
+	r = q - fl;
+	if (r > 0.5 || (r == 0.5 && fmod(fl, 2.0) != 0))
+		fl += 1;
+	/* one formula for normal, subnormal, and rounding up a binade */
+	return sign | (uint8_t)(((e + 7) << 3) + (int)fl - 8);
+}
+
+uint8_t ckpt_double_to_e5m2(double v)
+{
+	return (uint8_t)half_encode(v, 5, 2);
+}
+
 /* ---- slabs of values ---------------------------------------------------- */
 
 #define WIDEN(T)                                                      \
@@ -299,6 +345,14 @@ void ckpt_to_double(ckpt_dtype t, const void *src, double *dst, size_t n)
 			dst[i] = ckpt_f16_to_double(h[i]);
 		break;
 	case CKPT_BF16: bf16_to_double(h, dst, n); break;
+	case CKPT_F8E4M3:
+		for (size_t i = 0; i < n; i++)
+			dst[i] = ckpt_e4m3_to_double(((const uint8_t *)src)[i]);
+		break;
+	case CKPT_F8E5M2:
+		for (size_t i = 0; i < n; i++)
+			dst[i] = ckpt_e5m2_to_double(((const uint8_t *)src)[i]);
+		break;
 	default: break;
 	}
 }
@@ -440,6 +494,18 @@ size_t ckpt_from_double(ckpt_dtype t, const double *src, void *dst, size_t n)
 			bad += ((h[i] & 0x7fff) == 0x7f80) & (fabs(src[i]) <= DBL_MAX);
 		}
 		break;
+	case CKPT_F8E4M3: /* (no infinity: overflow and Inf are NaN) */
+		for (size_t i = 0; i < n; i++) {
+			((uint8_t *)dst)[i] = ckpt_double_to_e4m3(src[i]);
+			bad += (((uint8_t *)dst)[i] & 0x7f) == 0x7f && !isnan(src[i]);
+		}
+		break;
+	case CKPT_F8E5M2:
+		for (size_t i = 0; i < n; i++) {
+			((uint8_t *)dst)[i] = ckpt_double_to_e5m2(src[i]);
+			bad += (((uint8_t *)dst)[i] & 0x7f) == 0x7c && fabs(src[i]) <= DBL_MAX;
+		}
+		break;
 	default: break;
 	}
 	return bad;
@@ -494,7 +560,7 @@ size_t ckpt_convert(ckpt_dtype from, const void *src, ckpt_dtype to, void *dst,
                     size_t n)
 {
 	size_t bad = 0, fs = ckpt_dtype_size(from), ts = ckpt_dtype_size(to);
-	int narrow_float = to == CKPT_F32 || to == CKPT_F16 || to == CKPT_BF16;
+	int narrow_float = ckpt_dtype_is_float(to) && to != CKPT_F64;
 	double d[BLOCK];
 
 	if (from == to) {

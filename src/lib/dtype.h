@@ -12,6 +12,8 @@ typedef enum ckpt_dtype {
 	CKPT_I8, CKPT_I16, CKPT_I32, CKPT_I64,
 	CKPT_U8, CKPT_U16, CKPT_U32, CKPT_U64,
 	CKPT_F16, CKPT_BF16, CKPT_F32, CKPT_F64,
+	CKPT_F8E4M3,    /* OCP float8 E4M3 ("fn": no infinity, NaN S.1111.111) */
+	CKPT_F8E5M2,    /* OCP float8 E5M2 (IEEE-like: the top byte of a float16) */
 	CKPT_NDTYPES
 } ckpt_dtype;
 
@@ -25,8 +27,9 @@ typedef enum ckpt_dtype {
 /* "float32", "bfloat16", "uint8", "bool", ...; "other" for CKPT_OTHER. */
 const char *ckpt_dtype_name(ckpt_dtype t);
 
-/* Accepts the long names and the short ones (f16 bf16 f32 f64 i8..i64
- * u8..u64 bool).  Returns -1 with a message for anything else. */
+/* Accepts the long names and the short ones (f16 bf16 f32 f64 f8e4m3
+ * f8e5m2 i8..i64 u8..u64 bool).  Returns -1 with a message for anything
+ * else. */
 int ckpt_dtype_parse(const char *s, ckpt_dtype *out);
 
 size_t ckpt_dtype_size(ckpt_dtype t);
@@ -66,6 +69,14 @@ double ckpt_f16_to_double(uint16_t bits);
 double ckpt_bf16_to_double(uint16_t bits);
 uint16_t ckpt_double_to_f16(double v);
 uint16_t ckpt_double_to_bf16(double v);
+
+/* The 8-bit float formats, likewise exact, rounding to nearest even.
+ * E4M3 has no infinity: a value beyond its largest (448) by more than half
+ * a step becomes NaN, as the OCP specification and PyTorch convert. */
+double ckpt_e4m3_to_double(uint8_t bits);
+double ckpt_e5m2_to_double(uint8_t bits);
+uint8_t ckpt_double_to_e4m3(double v);
+uint8_t ckpt_double_to_e5m2(double v);
 
 /* The generic binary-float conversions they are tested against (written
  * for clarity, not speed): v rounded to nearest even into a format of ebits

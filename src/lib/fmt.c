@@ -14,6 +14,8 @@ static int same_in(ckpt_dtype t, double x, double y)
 	case CKPT_F16: return ckpt_double_to_f16(x) == ckpt_double_to_f16(y);
 	case CKPT_BF16: return ckpt_double_to_bf16(x) == ckpt_double_to_bf16(y);
 	case CKPT_F32: return (float)x == (float)y;
+	case CKPT_F8E4M3: return ckpt_double_to_e4m3(x) == ckpt_double_to_e4m3(y);
+	case CKPT_F8E5M2: return ckpt_double_to_e5m2(x) == ckpt_double_to_e5m2(y);
 	default: return x == y;
 	}
 }
@@ -61,6 +63,7 @@ char *ckpt_fmt_elem(ckpt_dtype t, const void *buf, size_t i, char *out)
 	case CKPT_U32: snprintf(out, CKPT_FMT_MAX, "%" PRIu32, ((const uint32_t *)buf)[i]); break;
 	case CKPT_U64: snprintf(out, CKPT_FMT_MAX, "%" PRIu64, ((const uint64_t *)buf)[i]); break;
 	case CKPT_F16: case CKPT_BF16: case CKPT_F32: case CKPT_F64:
+	case CKPT_F8E4M3: case CKPT_F8E5M2:
 		ckpt_to_double(t, (const char *)buf + i * ckpt_dtype_size(t), &d, 1);
 		return ckpt_fmt_double(d, t, out);
 	default: return strcpy(out, "?");

@@ -86,6 +86,9 @@ const char *ckpt_h5_out_name(const ckpt_out *o, const char *name);
 /* The toolkit type of an HDF5 file datatype, CKPT_OTHER if none fits. */
 ckpt_dtype ckpt_dtype_of(hid_t h5type);
 
+/* Whether HDF5 files can hold values of t (the float8 formats: no). */
+int ckpt_h5_has_type(ckpt_dtype t);
+
 /* The text of attribute a when it is one string: 1 with *text malloc'd, 0
  * when it is not one string, -1 when it cannot be read. */
 int ckpt_h5_read_string_attr(hid_t a, char **text);

@@ -389,6 +389,13 @@ static int create_like(const ckpt_file *src, const ckpt_var *v, hid_t dst,
 	 * result; stored as another type, it loses the mark */
 	int same_type = dtype == CKPT_OTHER || (keras && dtype == CKPT_BF16);
 
+	if (!same_type && !ckpt_h5_has_type(dtype)) {
+		if (sd >= 0)
+			H5Dclose(sd);
+		return ckpt_seterr("%s: variable '%s': HDF5 has no %s type; store it as "
+		                   "another with --dtype", src->name, v->name,
+		                   ckpt_dtype_name(dtype));
+	}
 	if (sd >= 0 && ckpt_h5_needs_dense_attrs(sd))
 		ckpt_h5_newer_format(dst);
 	if (sd < 0 || (sp = H5Dget_space(sd)) < 0 ||

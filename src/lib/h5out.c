@@ -257,6 +257,10 @@ int ckpt_h5_out_create_var(ckpt_out *o, const char *name, ckpt_dtype t, int rank
 	hsize_t h[CKPT_MAX_RANK];
 	hid_t space, type, d = -1;
 
+	if (!ckpt_h5_has_type(t))
+		return ckpt_seterr("%s: variable '%s': HDF5 has no %s type; store it as another "
+		                   "with --dtype", ckpt_h5_out_name(o, name), name,
+		                   ckpt_dtype_name(t));
 	for (int i = 0; i < rank; i++)
 		h[i] = dims[i];
 	if (ckpt_h5_out_make_groups(o, name) < 0)

@@ -136,6 +136,11 @@ static hid_t type_for(ckpt_dtype t, int native)
 	}
 }
 
+int ckpt_h5_has_type(ckpt_dtype t)
+{
+	return t != CKPT_F8E4M3 && t != CKPT_F8E5M2; /* (no HDF5 or numpy type) */
+}
+
 hid_t ckpt_dtype_memtype(ckpt_dtype t)
 {
 	return type_for(t, 1);

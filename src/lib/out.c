@@ -328,21 +328,41 @@ static int write_map(ckpt_out *o)
 	return rc;
 }
 
+static int shard_finish(ckpt_out *o, size_t k)
+{
+	return o->nst ? ckpt_stout_finish(o->st[k]) : ckpt_h5out_finish(o->part[k]);
+}
+
+static int shard_commit(ckpt_out *o, size_t k)
+{
+	int rc;
+
+	if (o->nst) {
+		rc = ckpt_stout_commit(o->st[k]);
+		o->st[k] = NULL;
+	} else {
+		rc = ckpt_h5out_commit(o->part[k]);
+		o->part[k] = NULL;
+	}
+	return rc;
+}
+
+static int write_st_index(ckpt_out *o);
+
 /* The shards into place, then the map: a reader that follows the map never
  * finds a shard missing.  If one cannot be moved, those already in place
  * are removed again. */
 static int commit_set(ckpt_out *o)
 {
-	size_t k, done = 0;
+	size_t n = o->nst ? o->nst : o->nparts, done = 0;
 	int rc = 0;
 
-	for (k = 0; k < o->nparts && rc == 0; k++)
-		rc = ckpt_h5out_finish(o->part[k]);
+	for (size_t k = 0; k < n && rc == 0; k++)
+		rc = shard_finish(o, k);
 	if (rc == 0)
-		rc = write_map(o);
-	for (k = 0; k < o->nparts && rc == 0; k++) {
-		rc = ckpt_h5out_commit(o->part[k]);
-		o->part[k] = NULL;
+		rc = o->nst ? write_st_index(o) : write_map(o);
+	for (size_t k = 0; k < n && rc == 0; k++) {
+		rc = shard_commit(o, k);
 		done += rc == 0;
 	}
 	if (rc == 0)
@@ -364,8 +384,7 @@ static int commit_archive(ckpt_out *o)
 	return rc == 0 ? ckpt_temp_commit(&o->t) : -1;
 }
 
-/* A set of safetensors shards: every shard complete, then the map
- * written, then the shards moved into place and the map last. */
+/* A Hugging Face set's map. */
 static int write_st_index(ckpt_out *o)
 {
 	const json_t *base = o->owner ? NULL : o->like->container->wrapping->json;
@@ -403,39 +422,12 @@ out:
 	return rc;
 }
 
-static int commit_st_set(ckpt_out *o)
-{
-	size_t done = 0;
-	int rc = 0;
-
-	for (size_t k = 0; k < o->nst && rc == 0; k++)
-		rc = ckpt_stout_finish(o->st[k]);
-	if (rc == 0)
-		rc = write_st_index(o);
-	for (size_t k = 0; k < o->nst && rc == 0; k++) {
-		rc = ckpt_stout_commit(o->st[k]);
-		o->st[k] = NULL;
-		done += rc == 0;
-	}
-	if (rc == 0)
-		rc = ckpt_temp_commit(&o->t);
-	if (rc < 0) /* the shards already in place go again */
-		while (done-- > 0)
-			unlink(o->names[done]);
-	return rc;
-}
-
 int ckpt_out_commit(ckpt_out *o)
 {
 	int rc;
 
-	if (o->nst) {
-		if (o->kind == CKPT_SAFETENSORS_SHARDS) {
-			rc = commit_st_set(o);
-		} else {
-			rc = ckpt_stout_commit(o->st[0]);
-			o->st[0] = NULL;
-		}
+	if (o->nst && o->kind != CKPT_SAFETENSORS_SHARDS) {
+		rc = shard_commit(o, 0);
 		out_free(o);
 		return rc;
 	}
@@ -444,6 +436,7 @@ int ckpt_out_commit(ckpt_out *o)
 		rc = commit_archive(o);
 		break;
 	case CKPT_KERAS_SHARDS:
+	case CKPT_SAFETENSORS_SHARDS:
 		rc = commit_set(o);
 		break;
 	default:

@@ -22,15 +22,11 @@ struct ckpt_st {
 static const struct {
 	const char *name;
 	ckpt_dtype dtype;
-	size_t size;
-	const char *other; /* the kind of a type ckpt does not compute with */
 } st_types[] = {
-	{"F64", CKPT_F64, 8, NULL}, {"F32", CKPT_F32, 4, NULL}, {"F16", CKPT_F16, 2, NULL},
-	{"BF16", CKPT_BF16, 2, NULL}, {"I64", CKPT_I64, 8, NULL}, {"I32", CKPT_I32, 4, NULL},
-	{"I16", CKPT_I16, 2, NULL}, {"I8", CKPT_I8, 1, NULL}, {"U8", CKPT_U8, 1, NULL},
-	{"U16", CKPT_U16, 2, NULL}, {"U32", CKPT_U32, 4, NULL}, {"U64", CKPT_U64, 8, NULL},
-	{"BOOL", CKPT_BOOL, 1, NULL}, {"F8_E4M3", CKPT_OTHER, 1, "float8_e4m3"},
-	{"F8_E5M2", CKPT_OTHER, 1, "float8_e5m2"},
+	{"F64", CKPT_F64}, {"F32", CKPT_F32}, {"F16", CKPT_F16}, {"BF16", CKPT_BF16},
+	{"I64", CKPT_I64}, {"I32", CKPT_I32}, {"I16", CKPT_I16}, {"I8", CKPT_I8},
+	{"U8", CKPT_U8}, {"U16", CKPT_U16}, {"U32", CKPT_U32}, {"U64", CKPT_U64},
+	{"BOOL", CKPT_BOOL}, {"F8_E4M3", CKPT_F8E4M3}, {"F8_E5M2", CKPT_F8E5M2},
 };
 
 static uint64_t le64(const unsigned char *p)
@@ -89,9 +85,8 @@ static int parse_dtype(const ckpt_file *f, const char *name, json_t *t, ckpt_var
 	for (size_t i = 0; i < sizeof st_types / sizeof *st_types; i++)
 		if (strcmp(s, st_types[i].name) == 0) {
 			v->dtype = st_types[i].dtype;
-			v->elsize = st_types[i].size;
-			snprintf(v->type, sizeof v->type, "%s",
-			         st_types[i].other ? st_types[i].other : ckpt_dtype_name(v->dtype));
+			v->elsize = ckpt_dtype_size(v->dtype);
+			snprintf(v->type, sizeof v->type, "%s", ckpt_dtype_name(v->dtype));
 			return 0;
 		}
 	return ckpt_seterr("%s: tensor '%s': unknown dtype \"%.40s\"", f->name, name, s);

@@ -46,19 +46,13 @@ static const char *const st_names[CKPT_NDTYPES] = {
 	[CKPT_BOOL] = "BOOL", [CKPT_I8] = "I8", [CKPT_I16] = "I16", [CKPT_I32] = "I32",
 	[CKPT_I64] = "I64", [CKPT_U8] = "U8", [CKPT_U16] = "U16", [CKPT_U32] = "U32",
 	[CKPT_U64] = "U64", [CKPT_F16] = "F16", [CKPT_BF16] = "BF16", [CKPT_F32] = "F32",
-	[CKPT_F64] = "F64",
+	[CKPT_F64] = "F64", [CKPT_F8E4M3] = "F8_E4M3", [CKPT_F8E5M2] = "F8_E5M2",
 };
 
 /* The safetensors name of v's type; NULL where the format has none. */
 static const char *st_type(const ckpt_var *v)
 {
-	if (v->dtype != CKPT_OTHER)
-		return st_names[v->dtype];
-	if (strcmp(v->type, "float8_e4m3") == 0)
-		return "F8_E4M3";
-	if (strcmp(v->type, "float8_e5m2") == 0)
-		return "F8_E5M2";
-	return NULL;
+	return v->dtype != CKPT_OTHER ? st_names[v->dtype] : NULL;
 }
 
 int ckpt_st_storable(const ckpt_var *v)

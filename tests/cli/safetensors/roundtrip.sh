@@ -48,13 +48,38 @@ cmp -s pipe.safetensors all.safetensors || fail "-o - wrote another file"
 ckpt-average -o - all.safetensors | ckpt-diff - all.safetensors >out 2>err ||
 	fail "through a pipe: $(cat out err)"
 
-# float8: listed, copied as they are, and refused where HDF5 has no type
-run ckpt-read f8.safetensors
-expect_out "^e4m3 +float8_e4m3 +\[4\]"
-expect_out "^e5m2 +float8_e5m2 +\[4\]"
+# float8: read as numbers (exactly), copied as they are, written in HDF5
+# only as another type
+run ckpt-read --stats f8.safetensors
+expect_out "^e4m3 +float8_e4m3 +\[4\] +4 +4 +-1 +448 "
+expect_out "^e5m2 +float8_e5m2 +\[4\] +4 +4 +-1 +57344 "
 run ckpt-merge -o f8b.safetensors f8.safetensors f8.safetensors
 expect_status 0
 cmp -s f8b.safetensors f8.safetensors || fail "float8 tensors changed in a copy"
 run ckpt-average -o f8.h5 f8.safetensors
-expect_error ckpt-average "f8.safetensors: variable 'e4m3': float8_e4m3 values cannot be stored in f8.h5"
+expect_error ckpt-average "f8.h5: variable 'e4m3': HDF5 has no float8_e4m3 type; store it as another with --dtype"
 expect_no_file f8.h5
+run ckpt-average --dtype f64 -o f8.h5 f8.safetensors
+expect_status 0
+"$PY" - "$TOP/tests/cli/safetensors" <<'PY' || fail "float8 values widened wrong"
+import sys
+sys.path.insert(0, sys.argv[1])
+import h5py, st
+f = h5py.File("f8.h5", "r")
+for name, dtype, shape, raw in st.read("f8.safetensors")[1]:
+    assert list(f[name][()]) == [st.f8_value(b, dtype) for b in raw], (name, f[name][()])
+PY
+# and back, narrowed by round to nearest even: the same patterns
+run ckpt-merge --cast -o f8c.safetensors f8.safetensors f8.h5
+expect_status 0
+cmp -s f8c.safetensors f8.safetensors || fail "float64 -> float8 did not give the patterns back"
+# the mean of float8 values rounded once, to nearest even: (1 + 1.125)/2 is
+# a tie that goes to 1, (1.125 + 1.25)/2 one that goes to 1.25
+"$PY" -c "import sys; sys.path.insert(0, '$TOP/tests/cli/safetensors'); import st, numpy as np
+st.write('p.safetensors', [('w', np.array([0x38, 0x39], 'u1'), 'F8_E4M3')])
+st.write('q.safetensors', [('w', np.array([0x39, 0x3a], 'u1'), 'F8_E4M3')])" || fail "no h5py"
+run ckpt-average -o pq.safetensors p.safetensors q.safetensors
+expect_status 0
+"$PY" -c "import sys; sys.path.insert(0, '$TOP/tests/cli/safetensors'); import st
+assert st.read('pq.safetensors')[1][0][3] == bytes([0x38, 0x3a]), st.read('pq.safetensors')" ||
+	fail "the float8 mean is not rounded to nearest even"

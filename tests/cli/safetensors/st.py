@@ -69,3 +69,19 @@ def read(path):
 
 def array(dtype, shape, raw):
     return np.frombuffer(raw, dtype=DTYPES[dtype]).reshape(shape)
+
+
+def f8_value(bits, dtype):
+    """The value of one float8 pattern, from the OCP definitions: E4M3 (bias
+    7, no infinity, S.1111.111 NaN) and E5M2 (bias 15, IEEE-like)."""
+    e_bits, m_bits, bias = (4, 3, 7) if dtype == "F8_E4M3" else (5, 2, 15)
+    sign = -1.0 if bits & 0x80 else 1.0
+    e, m = (bits >> m_bits) & ((1 << e_bits) - 1), bits & ((1 << m_bits) - 1)
+    top = (1 << e_bits) - 1
+    if dtype == "F8_E4M3" and e == top and m == 7:
+        return float("nan")
+    if dtype == "F8_E5M2" and e == top:
+        return sign * float("inf") if m == 0 else float("nan")
+    if e == 0:
+        return sign * m * 2.0 ** (1 - bias - m_bits)
+    return sign * (m + (1 << m_bits)) * 2.0 ** (e - bias - m_bits)
