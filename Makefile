@@ -15,8 +15,21 @@ PKG_CONFIG ?= pkg-config
 CC        ?= cc
 AR        ?= ar
 
-HDF5_CFLAGS := $(shell $(PKG_CONFIG) --cflags hdf5 2>/dev/null)
-HDF5_LIBS   := $(shell $(PKG_CONFIG) --libs hdf5 2>/dev/null)
+# make mpi (MPI=1): the programs that share their work over the ranks of
+# an MPI run, built with mpicc on parallel HDF5 into build-mpi/bin (the
+# others are serial only).
+MPI_PROGS := ckpt-average ckpt-diff ckpt-read ckpt-train
+ifeq ($(MPI),1)
+CC        := mpicc
+HDF5_PC   := hdf5-openmpi
+MPI_FLAGS := -DCKPT_MPI
+endif
+
+# hdf5-serial by name: installing libhdf5-openmpi-dev (make mpi) points the
+# plain "hdf5" at the MPI build.
+HDF5_PC     ?= hdf5-serial
+HDF5_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(HDF5_PC) 2>/dev/null)
+HDF5_LIBS   := $(shell $(PKG_CONFIG) --libs $(HDF5_PC) 2>/dev/null)
 ARCHIVE_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive 2>/dev/null)
 ARCHIVE_LIBS   := $(shell $(PKG_CONFIG) --libs libarchive 2>/dev/null)
 ZLIB_CFLAGS    := $(shell $(PKG_CONFIG) --cflags zlib 2>/dev/null)
@@ -36,6 +49,9 @@ B := build
 SANFLAGS :=
 OPT := -O3 -g
 endif
+ifeq ($(MPI),1)
+B := build-mpi
+endif
 
 # CPPFLAGS, CFLAGS and LDFLAGS are the user's (Debian's build flags, say):
 # taken as given, after the toolkit's own.
@@ -48,7 +64,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 # include path: they see only libckpt's format-neutral API.
 PROG_CFLAGS := -std=c11 -pthread -ffp-contract=off -fno-trapping-math -D_XOPEN_SOURCE=700 \
                $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) -Isrc
-ALL_CFLAGS  := $(PROG_CFLAGS) -DH5_USE_110_API $(HDF5_CFLAGS) $(ARCHIVE_CFLAGS) $(ZLIB_CFLAGS) \
+ALL_CFLAGS  := $(PROG_CFLAGS) $(MPI_FLAGS) -DH5_USE_110_API $(HDF5_CFLAGS) $(ARCHIVE_CFLAGS) $(ZLIB_CFLAGS) \
                $(JANSSON_CFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 LIBS     := $(HDF5_LIBS) $(ARCHIVE_LIBS) $(ZLIB_LIBS) $(JANSSON_LIBS) -lm -pthread
@@ -61,6 +77,9 @@ LIB_PRIV := $(addprefix src/lib/,h5.h header.h i128.h refs.h temp.h vec.h wrap.h
 LIB_PUB  := $(filter-out $(LIB_PRIV),$(LIB_HDR))
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
 PROGS    := $(patsubst src/%.c,%,$(sort $(wildcard src/ckpt-*.c)))
+ifeq ($(MPI),1)
+PROGS    := $(MPI_PROGS)
+endif
 # ckpt-merge's jobs (merge, split, join), one file each beside its main()
 MERGE_OBJ := $(patsubst src/%.c,$(B)/%.o,$(sort $(wildcard src/merge/*.c)))
 PROG_BIN := $(PROGS:%=$(B)/bin/%)
@@ -68,7 +87,8 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 TOOLS    := $(B)/tests/mkfixtures $(B)/tests/mkbench
 
-.PHONY: all check demo install uninstall deps bench fuzz clean list-headers
+.PHONY: all check demo install uninstall deps bench fuzz clean list-headers mpi check-mpi \
+        bench-mpi
 all: $(B)/libckpt.a $(PROG_BIN)
 
 $(B)/lib/%.o: src/lib/%.c $(LIB_HDR)
@@ -111,6 +131,18 @@ $(B)/tests/mkbench: tests/bench/mkbench.c $(B)/libckpt.a $(LIB_HDR)
 
 check: all $(UNIT_BIN) $(TOOLS)
 	@CKPT_VALGRIND=$(VALGRIND) sh tests/run.sh $(B)
+
+mpi:
+	@$(MAKE) --no-print-directory MPI=1 all
+
+# The MPI programs against the serial ones, P = 1..4 ranks.
+check-mpi: all $(TOOLS)
+	@$(MAKE) --no-print-directory MPI=1 all
+	@sh tests/mpi/run.sh build build-mpi
+
+bench-mpi: all $(TOOLS)
+	@$(MAKE) --no-print-directory MPI=1 all
+	@sh tests/bench/mpi.sh build build-mpi
 
 # What the README's first command runs: the main job, data-parallel training
 # with parameter averaging by ckpt-average, from the shell.
@@ -160,7 +192,7 @@ uninstall:
 # The filter plugins let HDF5 decode LZF, LZ4, BZip2 and Bitshuffle data.
 DEPS := build-essential pkg-config libhdf5-dev libarchive-dev libcmocka-dev \
         zlib1g-dev libjansson-dev hdf5-plugin-lzf hdf5-filter-plugin python3-h5py python3-numpy \
-        hdf5-tools valgrind mandoc
+        hdf5-tools valgrind mandoc openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -175,7 +207,7 @@ bench: all $(TOOLS)
 
 clean:
 	rm -rf $(FZ)
-	rm -rf build build-san
+	rm -rf build build-san build-mpi
 
 # make fuzz: libFuzzer (clang) harnesses of what ckpt parses itself
 # (manifests, bundles, shard attributes, safetensors files, name rules, option

@@ -338,24 +338,47 @@ static size_t complete(struct work *w)
 	return bad + w->worker_bad;
 }
 
-static void average_var(struct job *j, ckpt_out *out, const ckpt_var *v0)
+/* Which slabs of a variable this rank computes: [first, end) of the first
+ * input's slabs; rounds, how many writes each rank makes when writes are
+ * collective (the most slabs any rank has).  One rank: all of them. */
+struct share {
+	size_t first, end, rounds;
+};
+
+/* Write what is left of a collective variable's rounds: nothing. */
+static void write_rest(ckpt_outvar *ov, size_t written, size_t rounds)
+{
+	if (!ckpt_outvar_collective(ov))
+		return;
+	for (; written < rounds; written++)
+		if (ckpt_outvar_write(ov, NULL, NULL) < 0)
+			die_lib();
+}
+
+/* Average this rank's share of variable v0; returns how many values were
+ * out of the range of the type stored. */
+static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
+                          const struct share *sh)
 {
 	ckpt_slab *s = calloc(j->nin, sizeof *s);
-	size_t *which = calloc(j->nin, sizeof *which), m, bad = 0;
+	size_t *which = calloc(j->nin, sizeof *which), m, bad = 0, left, written = 0;
 	ckpt_dtype *types = calloc(j->nin, sizeof *types);
-	int mixed;
+	int mixed = 0;
 	double *wbuf = calloc(j->nin, sizeof *wbuf);
 	ckpt_dtype to = opt.dtype != CKPT_OTHER ? opt.dtype : v0->dtype;
 	struct work w[2] = {{0}};
 	ckpt_combine c;
-	ckpt_outvar *ov;
 	int rc = 0, k = 0;
 
 	if (!s || !which || !wbuf || !types)
 		die("out of memory");
+	if (sh->end == sh->first) {
+		write_rest(ov, 0, sh->rounds);
+		goto done;
+	}
 	m = open_readers(j, v0, s, which, types, &mixed);
-	if (!(ov = ckpt_outvar_open(out, v0->name, to)))
-		die_lib();
+	for (size_t i = 0; i < m; i++)
+		ckpt_slab_seek(&s[i], sh->first);
 	ckpt_combine_init(&c, v0->dtype, to, m, subset_weights(j, which, m, wbuf));
 	if (mixed)
 		c.types = types;
@@ -366,11 +389,10 @@ static void average_var(struct job *j, ckpt_out *out, const ckpt_var *v0)
 		if (!w[i].ptrs || !w[i].out)
 			die("out of memory");
 	}
-	if (opt.verbose)
-		warn("%s: averaging over %zu input%s", v0->name, m, m == 1 ? "" : "s");
-	for (;; k ^= 1) {
+	for (left = sh->end - sh->first;; k ^= 1) {
 		/* slab i into w[k]; slab i-1 still in w[k^1], being combined */
-		for (size_t i = 0; i < m; i++) {
+		rc = 0;
+		for (size_t i = 0; left && i < m; i++) {
 			if ((rc = ckpt_slab_next(&s[i])) < 0)
 				die_lib();
 			w[k].ptrs[i] = s[i].buf;
@@ -380,6 +402,7 @@ static void average_var(struct job *j, ckpt_out *out, const ckpt_var *v0)
 		if (w[k ^ 1].pending)
 			bad += complete(&w[k ^ 1]);
 		if (rc > 0) {
+			left--;
 			ckpt_slab_region(&s[0], &w[k].region);
 			start(&w[k], s[0].count);
 		}
@@ -387,24 +410,142 @@ static void average_var(struct job *j, ckpt_out *out, const ckpt_var *v0)
 			if (ckpt_outvar_write(ov, &w[k ^ 1].region, w[k ^ 1].out) < 0)
 				die_lib();
 			w[k ^ 1].pending = 0;
+			written++;
 		}
 		if (rc == 0)
 			break;
 		progress_add(s[0].count * ckpt_dtype_size(v0->dtype) * m);
 	}
-	if (!opt.quiet)
-		warn_out_of_range(v0->name, bad, to);
+	write_rest(ov, written, sh->rounds);
 	for (size_t i = 0; i < m; i++)
 		ckpt_slab_close(&s[i]);
 	for (int i = 0; i < 2; i++) {
 		free(w[i].ptrs);
 		free(w[i].out);
 	}
-	ckpt_outvar_close(ov);
+done:
 	free(s);
 	free(which);
 	free(types);
 	free(wbuf);
+	return bad;
+}
+
+/* ---- sharing the work among the ranks of an MPI run ---------------------- */
+
+/* Under MPI variables are done in batches: opened together (collectively),
+ * computed by the ranks independently, closed together.  Alone, one at a
+ * time: an open variable holds HDF5's chunk cache. */
+#define BATCH 256
+
+/* The slabs (units) of a batch's variables on this rank's plan: each
+ * variable's first unit, how many it has, and for each unit whether a rank
+ * may start there (whole chunks end there) and its bytes. */
+struct units {
+	size_t n, *base, *count;
+	unsigned char *edge;
+	double *weight;
+};
+
+static void count_units(struct job *j, const ckpt_var *const *v, size_t nv, struct units *u)
+{
+	memset(u, 0, sizeof *u);
+	if (!(u->base = calloc(nv + 1, sizeof *u->base)) ||
+	    !(u->count = calloc(nv + 1, sizeof *u->count)))
+		die("out of memory");
+	for (size_t i = 0; i < nv; i++) {
+		ckpt_slab s;
+		size_t n;
+
+		if (ckpt_slab_open(&s, j->in[0], v[i], AVG_SLAB_BYTES) < 0)
+			die_lib();
+		n = u->count[i] = ckpt_slab_count(&s, NULL);
+		u->base[i] = u->n;
+		if (!(u->edge = realloc(u->edge, u->n + n + 1)) ||
+		    !(u->weight = realloc(u->weight, (u->n + n + 1) * sizeof *u->weight)))
+			die("out of memory");
+		ckpt_slab_count(&s, u->edge + u->n);
+		ckpt_slab_close(&s);
+		for (size_t k = 0; k < n; k++)
+			u->weight[u->n++] = (double)v[i]->nbytes / (double)n;
+	}
+}
+
+static void free_units(struct units *u)
+{
+	free(u->base);
+	free(u->count);
+	free(u->edge);
+	free(u->weight);
+}
+
+/* Cut units [lo, hi) into one run per rank, of about equal bytes, each
+ * starting at an edge: rank q gets [cut[q], cut[q+1]). */
+static void cut_runs(const struct units *u, size_t lo, size_t hi, size_t p, size_t *cut)
+{
+	double total = 0, before = 0;
+	size_t q = 1;
+
+	for (size_t x = lo; x < hi; x++)
+		total += u->weight[x];
+	cut[0] = lo;
+	for (size_t x = lo; x < hi && q < p; x++) {
+		while (q < p && u->edge[x] && before >= total * (double)q / (double)p)
+			cut[q++] = x;
+		before += u->weight[x];
+	}
+	for (; q <= p; q++)
+		cut[q] = hi;
+}
+
+/* This rank's part of units [lo, hi) of variable i, from the runs cut. */
+static void take(const struct units *u, size_t i, const size_t *cut, size_t p,
+                 struct share *sh)
+{
+	size_t lo = u->base[i], hi = lo + u->count[i], r = (size_t)ckpt_par_rank();
+
+	memset(sh, 0, sizeof *sh);
+	for (size_t q = 0; q < p; q++) {
+		size_t a = cut[q] > lo ? cut[q] : lo, b = cut[q + 1] < hi ? cut[q + 1] : hi;
+		size_t n = b > a ? b - a : 0;
+
+		if (n > sh->rounds)
+			sh->rounds = n;
+		if (q == r && n) {
+			sh->first = a - lo;
+			sh->end = b - lo;
+		}
+	}
+}
+
+/* Every rank's plan for a batch (the same on all): a variable written
+ * collectively is cut among the ranks by itself, since every rank takes
+ * part in its writes anyway; the others are cut as one run of slabs.  One
+ * rank: all of every variable. */
+static void plan_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
+                       size_t nv, struct share *sh)
+{
+	size_t p = (size_t)ckpt_par_size(), *cut = calloc(p + 1, sizeof *cut), *all;
+	struct units u;
+
+	if (!ckpt_par_on()) {
+		for (size_t i = 0; i < nv; i++)
+			sh[i] = (struct share){0, SIZE_MAX, 0};
+		free(cut);
+		return;
+	}
+	if (!cut || !(all = calloc(p + 1, sizeof *all)))
+		die("out of memory");
+	count_units(j, v, nv, &u);
+	cut_runs(&u, 0, u.n, p, all);
+	for (size_t i = 0; i < nv; i++) {
+		if (ckpt_outvar_collective(ov[i]))
+			cut_runs(&u, u.base[i], u.base[i] + u.count[i], p, cut);
+		take(&u, i, ckpt_outvar_collective(ov[i]) ? cut : all, p, &sh[i]);
+	}
+	free_units(&u);
+	free(cut);
+	free(all);
 }
 
 /* A variable that is not averaged is copied from the first input; when it
@@ -429,12 +570,60 @@ static void check_same(struct job *j, const ckpt_var *v0)
 
 /* ---- main ----------------------------------------------------------------- */
 
+/* How many inputs have variable v (of the first). */
+static size_t having(const struct job *j, const ckpt_var *v)
+{
+	size_t m = 1;
+
+	for (size_t k = 1; k < j->nin; k++)
+		m += ckpt_find(j->in[k], v->name) != NULL;
+	return m;
+}
+
+/* Average the computed variables of the batch that starts at variable
+ * `from` of the first input; returns where the next batch starts.  Under
+ * MPI the variables written collectively go first, in step on every rank,
+ * then each rank computes its run of the others without waiting. */
+static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *bad)
+{
+	const ckpt_var *vars = j->in[0]->vars, *v[BATCH];
+	ckpt_outvar *ov[BATCH];
+	struct share sh[BATCH];
+	size_t n = 0, at[BATCH], to = from, most = ckpt_par_on() ? BATCH : 1;
+
+	for (; to < j->in[0]->nvars && n < most; to++) {
+		if (!computed(&vars[to]))
+			continue;
+		v[n] = &vars[to];
+		at[n] = to;
+		if (!(ov[n++] = ckpt_outvar_open(o, vars[to].name, opt.dtype != CKPT_OTHER ?
+		                                 opt.dtype : vars[to].dtype)))
+			die_lib();
+	}
+	plan_batch(j, v, ov, n, sh);
+	for (int pass = 1; pass >= 0; pass--)
+		for (size_t i = 0; i < n; i++) {
+			if (ckpt_outvar_collective(ov[i]) != pass)
+				continue;
+			if (opt.verbose) {
+				size_t m = having(j, v[i]);
+
+				warn("%s: averaging over %zu input%s", v[i]->name, m, m == 1 ? "" : "s");
+			}
+			bad[at[i]] = average_var(j, ov[i], v[i], &sh[i]);
+		}
+	for (size_t i = 0; i < n; i++)
+		ckpt_outvar_close(ov[i]);
+	return to;
+}
+
 int main(int argc, char **argv)
 {
 	struct job j = {0};
-	ckpt_out *o;
-	uint64_t total = 0;
-	size_t navg = 0;
+	ckpt_out *o = NULL;
+	uint64_t total = 0, *bad;
+	size_t navg = 0, nv;
+	const ckpt_var *vars;
 
 	prog_init(argv[0], synopsis);
 	parse_options(argc, argv);
@@ -444,27 +633,40 @@ int main(int argc, char **argv)
 	j.weights = parse_weights(j.nin);
 	check_inputs(j.in, j.nin);
 	ninputs = j.nin;
+	vars = j.in[0]->vars;
 	for (size_t i = 0; i < j.in[0]->nvars; i++) {
-		const ckpt_var *v = &j.in[0]->vars[i];
-
-		if (computed(v)) {
-			total += v->nbytes * j.nin;
+		if (computed(&vars[i])) {
+			total += vars[i].nbytes * j.nin;
 			navg++;
-		} else if (v->dtype == CKPT_OTHER && ckpt_select_match(&opt.sel, v->name)) {
-			check_same(&j, v);
+		} else if (vars[i].dtype == CKPT_OTHER && ckpt_select_match(&opt.sel, vars[i].name)) {
+			check_same(&j, &vars[i]);
 		}
 	}
-	if (!(o = ckpt_out_open(opt.out, opt.force, j.in[0])))
-		die_lib();
-	if (ckpt_copy_structure(j.in[0], o, decide, NULL) < 0) {
-		ckpt_out_abort(o);
-		die_lib();
+	/* the structure and the copied variables: rank 0 alone (MPI) */
+	if (ckpt_par_rank() == 0) {
+		if (!(o = ckpt_out_open(opt.out, opt.force, j.in[0])))
+			die_lib();
+		if (ckpt_copy_structure(j.in[0], o, decide, NULL) < 0) {
+			ckpt_out_abort(o);
+			die_lib();
+		}
 	}
+	/* the computed values: every rank its share */
+	if (!(o = ckpt_out_share(o)))
+		die_lib();
+	nv = j.in[0]->nvars;
+	if (!(bad = calloc(nv + 1, sizeof *bad)))
+		die("out of memory");
+	total /= (uint64_t)ckpt_par_size(); /* progress: rank 0's share, about */
 	progress_start(opt.quiet ? -1 : opt.progress, total, "averaging");
-	for (size_t i = 0; i < j.in[0]->nvars; i++)
-		if (computed(&j.in[0]->vars[i]))
-			average_var(&j, o, &j.in[0]->vars[i]);
+	for (size_t i = 0; i < nv; i = average_batch(&j, o, i, bad))
+		;
 	progress_end();
+	if (ckpt_par_sum_u64(bad, nv) < 0)
+		die_lib();
+	for (size_t i = 0; i < nv && !opt.quiet; i++)
+		warn_out_of_range(vars[i].name, (size_t)bad[i],
+		                  opt.dtype != CKPT_OTHER ? opt.dtype : vars[i].dtype);
 	if (ckpt_out_commit(o) < 0)
 		die_lib();
 	if (opt.verbose)
@@ -472,6 +674,7 @@ int main(int argc, char **argv)
 		     navg == 1 ? "" : "s", j.nin, j.in[0]->nvars - navg, j.in[0]->name);
 	ckpt_close_inputs(j.in, j.nin);
 	free((void *)j.weights);
+	free(bad);
 	ckpt_select_free(&opt.sel);
 	return finish(EXIT_OK);
 }

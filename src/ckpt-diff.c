@@ -458,8 +458,8 @@ static int compare_var(struct side *a, size_t i, struct side *b)
 int main(int argc, char **argv)
 {
 	struct side a = {0}, b = {0};
-	size_t compared = 0, differ = 0, only_a = 0, only_b = 0;
-	uint64_t total = 0;
+	size_t compared, differ, only_a, only_b = 0, lo, hi;
+	uint64_t total = 0, counts[4] = {0}, *weight;
 	char text[1024];
 
 	prog_init(argv[0], synopsis);
@@ -473,20 +473,42 @@ int main(int argc, char **argv)
 		print_json_string(stdout, b.f->name);
 		printf(", \"variables\": [");
 	}
-	for (size_t i = 0; i < a.f->nvars; i++)
+	/* under MPI each rank compares a run of the variables; their reports
+	 * come out in order, as one process writes them */
+	if (!(weight = calloc(a.f->nvars + 1, sizeof *weight)))
+		die("out of memory");
+	for (size_t i = 0; i < a.f->nvars; i++) {
+		const ckpt_var *vb = a.names[i] ? lookup(&b, a.names[i]) : NULL;
+
+		if (vb)
+			b.matched[vb - b.f->vars] = 1;
+		if (a.names[i])
+			weight[i] = a.f->vars[i].nbytes;
+	}
+	rank_share(weight, a.f->nvars, &lo, &hi);
+	for (size_t i = lo; i < hi; i++)
 		if (a.names[i] && a.f->vars[i].dtype != CKPT_OTHER)
 			total += a.f->vars[i].nbytes;
 	progress_start(opt.quiet ? -1 : opt.progress, total, "comparing");
-	for (size_t i = 0; i < a.f->nvars; i++) {
+	output_begin();
+	for (size_t i = lo; i < hi; i++) {
 		if (!a.names[i])
 			continue;
 		if (!lookup(&b, a.names[i]))
-			only_a++;
+			counts[2]++;
 		else
-			compared++;
-		differ += compare_var(&a, i, &b);
+			counts[0]++;
+		counts[1] += (uint64_t)compare_var(&a, i, &b);
 	}
+	counts[3] = nreported;
+	output_end(opt.json ? "," : NULL);
 	progress_end();
+	if (ckpt_par_sum_u64(counts, 4) < 0)
+		die_lib();
+	compared = (size_t)counts[0];
+	differ = (size_t)counts[1];
+	only_a = (size_t)counts[2];
+	nreported = (size_t)counts[3];
 	for (size_t i = 0; i < b.f->nvars; i++) {
 		if (!b.names[i] || b.matched[i])
 			continue;
@@ -505,6 +527,7 @@ int main(int argc, char **argv)
 		       a.f->name, only_b, b.f->name);
 	release(&a);
 	release(&b);
+	free(weight);
 	ckpt_select_free(&opt.sel);
 	return finish(differ ? EXIT_DIFFER : EXIT_OK);
 }

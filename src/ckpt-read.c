@@ -52,6 +52,7 @@ struct row {
 	char st[8][CKPT_FMT_MAX]; /* sum as text */
 	char storage[96];  /* with -v */
 	const ckpt_obj *alias; /* the first further name (hard link), or NULL */
+	int scanned;       /* statistics already taken (under MPI) */
 };
 
 /* The further names of a variable with several hard links follow one
@@ -411,6 +412,48 @@ static int needs_scan(const ckpt_var *v)
 	return v->dtype != CKPT_OTHER && (opt.stats || opt.values);
 }
 
+/* Under MPI, --stats without --values: each rank takes the statistics of
+ * a run of the variables (each variable whole, so the numbers are the
+ * serial program's), and rank 0 gathers them in order to print. */
+static void scan_shared(const ckpt_file *f, struct row *rows, size_t n)
+{
+	uint64_t *weight = calloc(n + 1, sizeof *weight);
+	size_t lo, hi, *lens = calloc((size_t)ckpt_par_size(), sizeof *lens);
+	ckpt_summary *mine;
+	char *all; /* rank 0: every row's summary, in order */
+
+	if (!weight || !lens || !(mine = calloc(n + 1, sizeof *mine)))
+		die("out of memory");
+	for (size_t i = 0; i < n; i++)
+		weight[i] = needs_scan(rows[i].var) ? rows[i].var->nbytes : 0;
+	rank_share(weight, n, &lo, &hi);
+	for (size_t i = lo; i < hi; i++)
+		if (needs_scan(rows[i].var)) {
+			scan(f, &rows[i]);
+			mine[i - lo] = rows[i].sum;
+		}
+	if (ckpt_par_gather_bytes(mine, (hi - lo) * sizeof *mine, &all, lens) < 0)
+		die_lib();
+	for (size_t i = 0; i < n; i++) {
+		rows[i].scanned = 1;
+		if (all && needs_scan(rows[i].var)) {
+			memcpy(&rows[i].sum, all + i * sizeof *mine, sizeof *mine);
+			stat_texts(&rows[i]);
+		}
+	}
+	free(all);
+	free(mine);
+	free(lens);
+	free(weight);
+}
+
+/* Scan row r unless that is done. */
+static void scan_row(const ckpt_file *f, struct row *r)
+{
+	if (!r->scanned)
+		scan(f, r);
+}
+
 static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 {
 	struct row *rows;
@@ -429,6 +472,8 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 			total += rows[i].var->nbytes;
 	}
 	progress_start(opt.quiet ? -1 : opt.progress, total, "reading");
+	if (ckpt_par_on() && opt.stats && !opt.values)
+		scan_shared(f, rows, n);
 	if (opt.names) {
 		if (nfiles > 1)
 			printf("%s==> %s <==\n", index ? "\n" : "", f->name);
@@ -443,7 +488,7 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 			if (needs_scan(rows[i].var)) {
 				if (opt.values)
 					printf(", \"values\": [");
-				scan(f, &rows[i]);
+				scan_row(f, &rows[i]);
 				if (opt.values)
 					putchar(']');
 			}
@@ -465,7 +510,7 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 			tsv_header();
 		for (size_t i = 0; i < n; i++) {
 			if (needs_scan(rows[i].var))
-				scan(f, &rows[i]);
+				scan_row(f, &rows[i]);
 			tsv_row(f, &rows[i]);
 		}
 	} else {
@@ -473,7 +518,7 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 			printf("%s==> %s <==\n", index ? "\n" : "", f->name);
 		for (size_t i = 0; i < n && !opt.values; i++)
 			if (needs_scan(rows[i].var))
-				scan(f, &rows[i]);
+				scan_row(f, &rows[i]);
 		measure(rows, n, &w);
 		if (!opt.quiet && !opt.values)
 			table_header(&w);

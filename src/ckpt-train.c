@@ -87,6 +87,23 @@ static const struct option longopts[] = {
 
 #define BIG ((uint64_t)1 << 40)
 
+/* Under mpirun -n P (make mpi) the workers are the ranks, worker i on rank
+ * i; the one-step modes run on one rank. */
+static void parallel_workers(void)
+{
+	uint64_t p = (uint64_t)ckpt_par_size();
+
+	if (p == 1)
+		return;
+	if (opt.have_steps || opt.gradients || opt.apply)
+		usage_error("--steps, --gradients and --apply run on one rank, not under "
+		            "mpirun -n %llu", (unsigned long long)p);
+	if (opt.workers != 1 && opt.workers != p)
+		usage_error("--workers %llu: under MPI the workers are the %llu ranks",
+		            (unsigned long long)opt.workers, (unsigned long long)p);
+	opt.workers = p;
+}
+
 static void parse_options(int argc, char **argv)
 {
 	int c;
@@ -151,8 +168,9 @@ static void parse_options(int argc, char **argv)
 		usage_error("--prefix: '%s' is not a usable name", opt.prefix);
 	if (opt.verbose)
 		opt.print_every = 1;
-	if (opt.quiet)
+	if (opt.quiet || ckpt_par_rank() != 0) /* under MPI rank 0 reports */
 		opt.print_every = 0;
+	parallel_workers();
 }
 
 /* ---- reporting ----------------------------------------------------------- */
@@ -280,7 +298,7 @@ int main(int argc, char **argv)
 		if (isnan(loss) && *ckpt_errmsg())
 			die_lib();
 		done = to.iterations;
-		if (!opt.quiet && done) {
+		if (!opt.quiet && done && ckpt_par_rank() == 0) {
 			char what[64];
 
 			snprintf(what, sizeof what, "test loss on batch %llu",
@@ -290,7 +308,9 @@ int main(int argc, char **argv)
 			        (char[CKPT_FMT_MAX]){0}));
 		}
 	}
-	if (ckpt_linear_save(opt.gradients ? &g : &m, opt.out, opt.force, prefix,
+	/* under MPI every rank holds the result; rank 0 writes it */
+	if (ckpt_par_rank() == 0 &&
+	    ckpt_linear_save(opt.gradients ? &g : &m, opt.out, opt.force, prefix,
 	                     start + done, loss, options_text()) < 0)
 		die_lib();
 	if (opt.gradients || opt.apply)

@@ -69,6 +69,14 @@ void prog_init(const char *argv0, const char *synopsis)
 		progname = slash ? slash + 1 : argv0;
 	if (synopsis)
 		prog_synopsis = synopsis;
+	/* under MPI (make mpi) rank 0 speaks for all: the others' output and
+	 * warnings go nowhere, their failures reach rank 0 (die()) */
+	if (ckpt_par_init(NULL, NULL) < 0) {
+		fprintf(stderr, "%s: %s\n", progname, ckpt_errmsg());
+		exit(EXIT_TROUBLE);
+	}
+	if (ckpt_par_rank() != 0 && !freopen("/dev/null", "w", stdout))
+		exit(EXIT_TROUBLE);
 	ckpt_init();
 	ckpt_set_warn(library_warning);
 	memset(&sa, 0, sizeof sa);
@@ -79,15 +87,19 @@ void prog_init(const char *argv0, const char *synopsis)
 }
 
 /* One line, whatever the names in it hold: control bytes escaped. */
-static void vmessage(const char *fmt, va_list ap)
+static void message(const char *text)
 {
-	char buf[2048], line[2048];
+	char line[2048];
 
-	vsnprintf(buf, sizeof buf, fmt, ap);
 	fflush(stdout);
-	fprintf(stderr, "%s: %s\n", progname, ckpt_escape_line(buf, line, sizeof line));
+	fprintf(stderr, "%s: %s\n", progname, ckpt_escape_line(text, line, sizeof line));
 }
 
+static void usage_line(void)
+{
+	fprintf(stderr, "usage: %s %s (see %s --help)\n", progname, prog_synopsis,
+	        progname);
+}
 
 /* No exit handlers: HDF5's would try to flush a half-written output (on
  * a full disk it crashes doing so).  Remove it and stop. */
@@ -96,18 +108,39 @@ _Noreturn static void stop(void)
 	fflush(stdout);
 	fflush(stderr);
 	ckpt_out_cleanup();
+	ckpt_par_end();
 	_exit(EXIT_TROUBLE);
+}
+
+/* The message, then stop.  Under MPI every rank comes here, the failing
+ * one at once and the others from the agreement it fails (par.h); rank 0
+ * prints the message of the first rank that failed on its own. */
+_Noreturn static void fail(const char *text, int with_usage)
+{
+	char first[2048];
+	int own = !ckpt_par_stopped();
+
+	progress_end();
+	if (own)
+		ckpt_par_all_ok(0);
+	ckpt_par_first_failure(text, own, first, sizeof first);
+	if (ckpt_par_rank() == 0) {
+		message(first);
+		if (with_usage)
+			usage_line();
+	}
+	stop();
 }
 
 void die(const char *fmt, ...)
 {
+	char text[2048];
 	va_list ap;
 
-	progress_end();
 	va_start(ap, fmt);
-	vmessage(fmt, ap);
+	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
-	stop();
+	fail(text, 0);
 }
 
 void die_lib(void)
@@ -117,11 +150,15 @@ void die_lib(void)
 
 void warn(const char *fmt, ...)
 {
+	char text[2048];
 	va_list ap;
 
+	if (ckpt_par_rank() != 0)
+		return;
 	va_start(ap, fmt);
-	vmessage(fmt, ap);
+	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
+	message(text);
 }
 
 void warn_out_of_range(const char *var, size_t n, ckpt_dtype t)
@@ -135,14 +172,13 @@ void warn_out_of_range(const char *var, size_t n, ckpt_dtype t)
 
 void usage_error(const char *fmt, ...)
 {
+	char text[2048];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vmessage(fmt, ap);
+	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "usage: %s %s (see %s --help)\n", progname, prog_synopsis,
-	        progname);
-	stop();
+	fail(text, 1);
 }
 
 void common_option(int c, void (*usage)(void), char **argv)
@@ -225,8 +261,12 @@ int finish(int status)
 	    (fclose(stdout) != 0 && errno != EBADF)) {
 		if (errno != EPIPE)
 			warn("write error on standard output: %s", strerror(errno));
-		return EXIT_TROUBLE;
+		status = EXIT_TROUBLE;
 	}
+	/* MPI: every rank ends here, or learns here that another failed */
+	if (ckpt_par_on() && !ckpt_par_all_ok(1))
+		fail("", 0);
+	ckpt_par_end();
 	return status;
 }
 
@@ -286,6 +326,88 @@ void print_json_number(FILE *fp, const char *text)
 		fprintf(fp, "\"%s\"", text);
 	else
 		fputs(text, fp);
+}
+
+/* ---- standard output of an MPI run --------------------------------------- */
+
+void rank_share(const uint64_t *weight, size_t n, size_t *lo, size_t *hi)
+{
+	double total = 0, before = 0;
+	size_t p = (size_t)ckpt_par_size(), r = (size_t)ckpt_par_rank(), i;
+
+	for (i = 0; i < n; i++)
+		total += (double)weight[i] + 1; /* an item costs something, even empty */
+	/* item i is rank q's when its start lies in q's part of the total */
+	*lo = *hi = n;
+	for (i = 0; i < n; before += (double)weight[i++] + 1) {
+		size_t q = (size_t)(before * (double)p / total);
+
+		if (q >= r && *lo == n)
+			*lo = i;
+		if (q > r) {
+			*hi = i;
+			return;
+		}
+	}
+}
+
+static FILE *captured; /* stdout's bytes between output_begin() and _end() */
+static int saved_stdout = -1;
+
+void output_begin(void)
+{
+	if (!ckpt_par_on())
+		return;
+	fflush(stdout);
+	if (!(captured = tmpfile()) || (saved_stdout = dup(1)) < 0 ||
+	    dup2(fileno(captured), 1) < 0)
+		die("cannot set standard output aside: %s", strerror(errno));
+}
+
+static char *read_captured(size_t *n)
+{
+	long len;
+	char *buf;
+
+	fflush(stdout);
+	if (dup2(saved_stdout, 1) < 0 || close(saved_stdout) < 0 ||
+	    fseek(captured, 0, SEEK_END) < 0 || (len = ftell(captured)) < 0)
+		die("cannot read standard output back: %s", strerror(errno));
+	rewind(captured);
+	if (!(buf = malloc((size_t)len + 1)))
+		die("out of memory");
+	if (fread(buf, 1, (size_t)len, captured) != (size_t)len)
+		die("cannot read standard output back: %s", strerror(errno));
+	fclose(captured);
+	captured = NULL;
+	*n = (size_t)len;
+	return buf;
+}
+
+void output_end(const char *joiner)
+{
+	size_t n, *lens, at = 0;
+	char *mine, *all;
+	int any = 0;
+
+	if (!ckpt_par_on())
+		return;
+	mine = read_captured(&n);
+	if (!(lens = calloc((size_t)ckpt_par_size(), sizeof *lens)))
+		die("out of memory");
+	if (ckpt_par_gather_bytes(mine, n, &all, lens) < 0)
+		die_lib();
+	for (int q = 0; all && q < ckpt_par_size(); at += lens[q++]) {
+		if (!lens[q])
+			continue;
+		if (any && joiner)
+			fputs(joiner, stdout);
+		fwrite(all + at, 1, lens[q], stdout);
+		any = 1;
+	}
+	free(all);
+	free(lens);
+	free(mine);
 }
 
 /* ---- progress ----------------------------------------------------------- */

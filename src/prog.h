@@ -67,6 +67,18 @@ void print_json_string(FILE *fp, const char *s);
  * JSON has no numbers for, as strings. */
 void print_json_number(FILE *fp, const char *text);
 
+/* This rank's run [*lo, *hi) of n items of the given weights (bytes, say),
+ * cut so that the runs of the ranks in order cover all n with about equal
+ * weight; without MPI all of them. */
+void rank_share(const uint64_t *weight, size_t n, size_t *lo, size_t *hi);
+
+/* Under MPI, what every rank prints to standard output between
+ * output_begin() and output_end() comes out of rank 0's, in rank order;
+ * joiner (may be NULL) goes between two ranks' non-empty pieces (JSON's
+ * commas).  Without MPI, nothing changes.  Collective (output_end). */
+void output_begin(void);
+void output_end(const char *joiner);
+
 /* Progress on stderr, shown only when it is a terminal (or forced), never
  * with -q.  mode: -1 never, 0 when stderr is a terminal, 1 always. */
 void progress_start(int mode, uint64_t total, const char *what);

@@ -28,5 +28,6 @@ const char *ckpt_versions(void);
 #include "flat.h"
 #include "bundle.h"
 #include "shard.h"
+#include "par.h"
 
 #endif

@@ -59,6 +59,12 @@ int ckpt_h5out_finish(struct ckpt_h5out *h);
 int ckpt_h5out_commit(struct ckpt_h5out *h);
 /* Close and remove the temporary; frees h.  NULL is allowed. */
 void ckpt_h5out_abort(struct ckpt_h5out *h);
+/* Every rank of an MPI run: the file rank 0 made (h there, NULL on the
+ * others) reopened through MPI-IO on all, to write values into; from then
+ * on finish and commit are collective (rank 0 moves it into place).  NULL
+ * on every rank when it fails on any. */
+struct ckpt_h5out *ckpt_h5out_share(struct ckpt_h5out *h);
+int ckpt_h5out_shared(const struct ckpt_h5out *h);
 
 /* The writer's side of out.h for an HDF5 file (out.c dispatches). */
 int ckpt_h5_out_make_groups(ckpt_out *o, const char *path);
@@ -70,7 +76,11 @@ struct ckpt_h5var *ckpt_h5var_open_like(ckpt_out *o, const char *name, const ckp
 void ckpt_h5var_cursor(const struct ckpt_h5var *w, ckpt_cursor *c, const ckpt_var *v,
                        size_t elsize, size_t max_bytes);
 int ckpt_h5var_write(struct ckpt_h5var *w, const ckpt_region *r, const void *buf);
+/* Whether writes must be collective (a shared file, a filtered variable). */
+int ckpt_h5var_collective(const struct ckpt_h5var *w);
 void ckpt_h5var_close(struct ckpt_h5var *w);
+/* Whether the output's file is shared by the ranks of an MPI run. */
+int ckpt_h5_out_shared(const ckpt_out *o);
 
 /* A root attribute name, a variable-length UTF-8 string. */
 int ckpt_h5_write_string_attr(hid_t fid, const char *name, const char *text);
@@ -138,9 +148,11 @@ int ckpt_h5_slab_same(const ckpt_slab *a, const ckpt_slab *b);
 /* Select region r (all of a scalar) in the dataspace space. */
 int ckpt_h5_select(hid_t space, const ckpt_region *r);
 
-/* Write buf (r->n values of memtype) to region r of dset. */
+/* Write buf (r->n values of memtype) to region r of dset, with transfer
+ * properties dxpl; r NULL writes nothing (a rank's empty part of a
+ * collective write). */
 int ckpt_h5_region_write(const ckpt_region *r, hid_t dset, hid_t memtype,
-                         const void *buf);
+                         const void *buf, hid_t dxpl);
 
 /* ---- structure ---------------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 /* h5out.c - the HDF5 writer: an output file created like a base, its
  * variables created and written region by region, committed atomically. */
 #include "h5.h"
+#include "par.h"
 #include "temp.h"
 #include "err.h"
 
@@ -16,7 +17,15 @@ struct ckpt_h5out {
 	hid_t fid;
 	void *userblock;   /* the base's user block, written back at commit */
 	size_t userblock_size;
+	int shared;        /* open on every rank of an MPI run */
 };
+
+/* What a rank says when another rank failed first (rank 0 reports that
+ * one's message instead). */
+static int stopped(const char *what)
+{
+	return ckpt_seterr("%s: stopped: another rank failed", what);
+}
 
 /* ---- HDF5 files ----------------------------------------------------------- */
 
@@ -184,11 +193,16 @@ int ckpt_h5out_finish(struct ckpt_h5out *o)
 
 	if (o->fid < 0)
 		return 0;
+	if (o->shared && !ckpt_par_all_ok(1))
+		return stopped(ckpt_temp_name(&o->t));
 	rc = H5Fclose(o->fid);
 	o->fid = -1;
+	if (o->shared && !ckpt_par_all_ok(rc >= 0))
+		return rc < 0 ? ckpt_seterr_h5("%s: write error", ckpt_temp_name(&o->t))
+		              : stopped(ckpt_temp_name(&o->t));
 	if (rc < 0)
 		return ckpt_seterr_h5("%s: write error", ckpt_temp_name(&o->t));
-	return write_userblock(o);
+	return ckpt_par_rank() == 0 ? write_userblock(o) : 0;
 }
 
 int ckpt_h5out_commit(struct ckpt_h5out *o)
@@ -199,7 +213,7 @@ int ckpt_h5out_commit(struct ckpt_h5out *o)
 		ckpt_h5out_abort(o);
 		return -1;
 	}
-	rc = ckpt_temp_commit(&o->t);
+	rc = ckpt_temp_commit(&o->t); /* the other ranks have no temporary */
 	free(o->userblock);
 	free(o);
 	return rc;
@@ -209,12 +223,96 @@ void ckpt_h5out_abort(struct ckpt_h5out *o)
 {
 	if (!o)
 		return;
-	if (o->fid >= 0)
+	/* closing a shared file is collective: HDF5 closes it at the end */
+	if (o->fid >= 0 && !o->shared)
 		H5Fclose(o->fid);
 	ckpt_temp_release(&o->t);
 	free(o->userblock);
 	free(o);
 }
+
+int ckpt_h5out_shared(const struct ckpt_h5out *o)
+{
+	return o->shared;
+}
+
+#ifdef H5_HAVE_PARALLEL
+/* The target's and the temporary's names, from rank 0 to every rank. */
+static char *share_names(const struct ckpt_h5out *o)
+{
+	uint64_t len[2] = {0, 0};
+	char *names;
+
+	if (o) {
+		len[0] = strlen(o->t.target);
+		len[1] = strlen(o->t.tmp);
+	}
+	if (ckpt_par_bcast(len, sizeof len) < 0)
+		return NULL;
+	if (!(names = calloc(1, len[0] + len[1] + 2))) {
+		ckpt_seterr("out of memory");
+		return NULL;
+	}
+	if (o) {
+		memcpy(names, o->t.target, len[0]);
+		memcpy(names + len[0] + 1, o->t.tmp, len[1]);
+	}
+	if (ckpt_par_bcast(names, len[0] + len[1] + 2) < 0) {
+		free(names);
+		return NULL;
+	}
+	return names;
+}
+
+struct ckpt_h5out *ckpt_h5out_share(struct ckpt_h5out *o)
+{
+	int ok = 1;
+	char *names;
+	hid_t fapl;
+
+	if (o && o->fid >= 0) { /* rank 0: its own handle goes */
+		ok = H5Fclose(o->fid) >= 0;
+		o->fid = -1;
+		if (!ok)
+			ckpt_seterr_h5("%s: write error", ckpt_temp_name(&o->t));
+	}
+	if (!o && !(o = calloc(1, sizeof *o)))
+		ok = ckpt_seterr("out of memory") + 1;
+	if (!ckpt_par_all_ok(ok))
+		goto fail;
+	if (!(names = share_names(ckpt_par_rank() == 0 ? o : NULL)))
+		ok = 0;
+	else if (ckpt_par_rank() != 0) { /* names the target; rank 0 owns the temporary */
+		o->t.fd = o->t.slot = -1;
+		if (!(o->t.target = strdup(names)))
+			ok = ckpt_seterr("out of memory") + 1;
+	}
+	if (!ckpt_par_all_ok(ok)) {
+		free(names);
+		goto fail;
+	}
+	fapl = H5Pcreate(H5P_FILE_ACCESS);
+	H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+	o->fid = H5Fopen(names + strlen(names) + 1, H5F_ACC_RDWR, fapl);
+	H5Pclose(fapl);
+	free(names);
+	if (!(ok = o->fid >= 0))
+		ckpt_seterr_h5("%s: cannot open through MPI-IO", ckpt_temp_name(&o->t));
+	o->shared = 1; /* from here on, closing is collective */
+	if (ckpt_par_all_ok(ok))
+		return o;
+fail:
+	if (ok)
+		stopped(o && o->t.target ? ckpt_temp_name(&o->t) : "the output");
+	ckpt_h5out_abort(o);
+	return NULL;
+}
+#else
+struct ckpt_h5out *ckpt_h5out_share(struct ckpt_h5out *o)
+{
+	return o; /* one rank: the file as it is */
+}
+#endif
 
 int ckpt_h5_make_groups(hid_t fid, const char *path)
 {
@@ -287,8 +385,30 @@ int ckpt_h5_out_create_var(ckpt_out *o, const char *name, ckpt_dtype t, int rank
 
 struct ckpt_h5var {
 	hid_t dset, memtype;
+	hid_t dxpl;         /* shared: the transfer mode, collective when filtered */
+	int shared, collective;
 	char *what;         /* "OUTPUT: variable 'NAME'", for messages */
 };
+
+/* Writes into a shared file: independent, except where filters make them
+ * collective (parallel HDF5 compresses a chunk on one rank at a time). */
+static int share_var(struct ckpt_h5var *w)
+{
+#ifdef H5_HAVE_PARALLEL
+	hid_t dcpl = H5Dget_create_plist(w->dset);
+
+	w->collective = dcpl >= 0 && H5Pget_nfilters(dcpl) > 0;
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	if ((w->dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0 ||
+	    H5Pset_dxpl_mpio(w->dxpl, w->collective ? H5FD_MPIO_COLLECTIVE
+	                                            : H5FD_MPIO_INDEPENDENT) < 0)
+		return ckpt_seterr_h5("%s: cannot set up its writes", w->what);
+#else
+	(void)w;
+#endif
+	return 0;
+}
 
 static struct ckpt_h5var *h5var_open(ckpt_out *o, const char *name)
 {
@@ -302,9 +422,21 @@ static struct ckpt_h5var *h5var_open(ckpt_out *o, const char *name)
 		return NULL;
 	}
 	snprintf(w->what, len, "%s: variable '%s'", on, name);
-	w->memtype = -1;
-	if ((w->dset = H5Dopen2(ckpt_h5_out_fid(o, name), name, H5P_DEFAULT)) < 0) {
+	w->memtype = w->dset = -1;
+	w->dxpl = H5P_DEFAULT;
+	/* in a shared file, opening allocates the storage: collective */
+	if ((w->shared = ckpt_h5_out_shared(o)) && !ckpt_par_all_ok(1)) {
+		stopped(w->what);
+		ckpt_h5var_close(w);
+		return NULL;
+	}
+	if ((w->dset = H5Dopen2(ckpt_h5_out_fid(o, name), name, H5P_DEFAULT)) < 0)
 		ckpt_seterr_h5("%s: cannot open in the output", w->what);
+	else if (w->shared && share_var(w) < 0) {
+		H5Dclose(w->dset);
+		w->dset = -1;
+	}
+	if (w->dset < 0) {
 		ckpt_h5var_close(w);
 		return NULL;
 	}
@@ -343,9 +475,16 @@ void ckpt_h5var_cursor(const struct ckpt_h5var *w, ckpt_cursor *c, const ckpt_va
 
 int ckpt_h5var_write(struct ckpt_h5var *w, const ckpt_region *r, const void *buf)
 {
-	if (ckpt_h5_region_write(r, w->dset, w->memtype, buf) < 0)
+	if (w->collective && !ckpt_par_all_ok(1))
+		return stopped(w->what);
+	if (ckpt_h5_region_write(r, w->dset, w->memtype, buf, w->dxpl) < 0)
 		return ckpt_seterr("%s: %s", w->what, ckpt_errmsg());
 	return 0;
+}
+
+int ckpt_h5var_collective(const struct ckpt_h5var *w)
+{
+	return w->collective;
 }
 
 void ckpt_h5var_close(struct ckpt_h5var *w)
@@ -354,7 +493,11 @@ void ckpt_h5var_close(struct ckpt_h5var *w)
 		return;
 	if (w->memtype >= 0)
 		H5Tclose(w->memtype);
-	if (w->dset >= 0)
+	if (w->dxpl != H5P_DEFAULT)
+		H5Pclose(w->dxpl);
+	/* closing in a shared file is collective; after a failure HDF5
+	 * closes it at the end */
+	if (w->dset >= 0 && (!w->shared || ckpt_par_all_ok(1)))
 		H5Dclose(w->dset);
 	free(w->what);
 	free(w);

@@ -134,8 +134,10 @@ int ckpt_h5_cursor_open(ckpt_cursor *c, hid_t dset, const ckpt_var *v, size_t el
 	c->var = v;
 	if ((c->done = v->nelems == 0))
 		return 0; /* nothing to plan: a dimension may be 0 */
-	ckpt_slab_plan(v->rank, v->dims, chunk_of(dset, v->rank, chunk),
-	               max_bytes / (elsize ? elsize : 1), &c->split, &c->step);
+	if ((c->chunked = chunk_of(dset, v->rank, chunk) != NULL))
+		memcpy(c->chunk, chunk, sizeof chunk);
+	ckpt_slab_plan(v->rank, v->dims, c->chunked ? c->chunk : NULL, max_bytes / (elsize ? elsize : 1),
+	               &c->split, &c->step);
 	return 0;
 }
 
@@ -169,17 +171,22 @@ int ckpt_h5_select(hid_t space, const ckpt_region *r)
 }
 
 int ckpt_h5_region_write(const ckpt_region *r, hid_t dset, hid_t memtype,
-                         const void *buf)
+                         const void *buf, hid_t dxpl)
 {
 	hid_t fs = H5Dget_space(dset), ms;
-	hsize_t n = r->n;
+	hsize_t n = r ? r->n : 0;
 	herr_t rc;
 
 	if (fs < 0)
 		return ckpt_seterr_h5("cannot write");
-	ckpt_h5_select(fs, r);
+	if (r)
+		ckpt_h5_select(fs, r);
+	else /* this rank's part of a collective write: nothing */
+		H5Sselect_none(fs);
 	ms = H5Screate_simple(1, &n, NULL);
-	rc = H5Dwrite(dset, memtype, ms, fs, H5P_DEFAULT, buf);
+	if (!r)
+		H5Sselect_none(ms);
+	rc = H5Dwrite(dset, memtype, ms, fs, dxpl, buf);
 	if (rc < 0)
 		ckpt_seterr_h5("write error");
 	H5Sclose(ms);

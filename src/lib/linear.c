@@ -1,5 +1,6 @@
 /* linear.c - the reference linear model, in float32. */
 #include "linear.h"
+#include "par.h"
 #include "combine.h"
 #include "err.h"
 #include "file.h"
@@ -162,14 +163,53 @@ static void average_into(ckpt_linear *shared, const ckpt_linear *ws, size_t n,
 	ckpt_combine_slabs(&c, pb, shared->b, shared->outputs);
 }
 
+/* Under MPI rank i is worker i: every rank gets every worker's result
+ * (weights or gradient, and loss), in worker order, so that all combine
+ * them as one process does.  Floats travel as doubles, exactly. */
+static int share_workers(ckpt_linear *ws, float *losses, size_t n)
+{
+	size_t nw = ws[0].features * ws[0].outputs, k = 1 + nw + ws[0].outputs;
+	size_t r = (size_t)ckpt_par_rank();
+	double *mine = malloc(k * sizeof *mine), *all = malloc(n * k * sizeof *all);
+	int rc = -1;
+
+	if (!mine || !all) {
+		ckpt_seterr("out of memory for %zu workers", n);
+		goto out;
+	}
+	mine[0] = losses[r];
+	for (size_t x = 0; x < nw; x++)
+		mine[1 + x] = ws[r].w[x];
+	for (size_t x = 0; x < ws[0].outputs; x++)
+		mine[1 + nw + x] = ws[r].b[x];
+	if (ckpt_par_gather(mine, k, all) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const double *a = all + i * k;
+
+		losses[i] = (float)a[0];
+		for (size_t x = 0; x < nw; x++)
+			ws[i].w[x] = (float)a[1 + x];
+		for (size_t x = 0; x < ws[0].outputs; x++)
+			ws[i].b[x] = (float)a[1 + nw + x];
+	}
+	rc = 0;
+out:
+	free(mine);
+	free(all);
+	return rc;
+}
+
 float ckpt_linear_train(ckpt_linear *m, const ckpt_batch *batches,
                         const ckpt_train_opts *o)
 {
 	size_t nw = m->features * m->outputs, n = o->workers;
 	ckpt_linear *ws = calloc(n, sizeof *ws), grad = {0};
 	const void **pw = calloc(n, sizeof *pw), **pb = calloc(n, sizeof *pb);
-	float loss = NAN;
-	int ok = ws && pw && pb && ckpt_linear_copy(&grad, m) == 0;
+	float loss = NAN, *losses = calloc(n, sizeof *losses);
+	int ok = ws && pw && pb && losses && ckpt_linear_copy(&grad, m) == 0;
+	/* under MPI, a rank per worker */
+	int shared = ckpt_par_on() && (size_t)ckpt_par_size() == n;
 
 	/* ws[i]: worker i's weights (sync params) or its gradient (grads) */
 	for (size_t i = 0; ok && i < n; i++)
@@ -182,8 +222,10 @@ float ckpt_linear_train(ckpt_linear *m, const ckpt_batch *batches,
 		float sum = 0;
 
 		for (size_t i = 0; i < n; i++) {
+			if (shared && i != (size_t)ckpt_par_rank())
+				continue;
 			if (o->sync_grads) {
-				sum += ckpt_linear_grad(m, &batches[i], &ws[i]);
+				losses[i] = ckpt_linear_grad(m, &batches[i], &ws[i]);
 				continue;
 			}
 			memcpy(ws[i].w, m->w, nw * sizeof *m->w);
@@ -192,10 +234,16 @@ float ckpt_linear_train(ckpt_linear *m, const ckpt_batch *batches,
 				float l = ckpt_linear_grad(&ws[i], &batches[i], &grad);
 
 				if (s == 0)
-					sum += l; /* at the shared weights */
+					losses[i] = l; /* at the shared weights */
 				ckpt_linear_apply(&ws[i], &grad, o->lr);
 			}
 		}
+		if (shared && share_workers(ws, losses, n) < 0) {
+			loss = NAN;
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++)
+			sum += losses[i];
 		if (o->sync_grads) {
 			average_into(&grad, ws, n, pw, pb);
 			ckpt_linear_apply(m, &grad, o->lr);
@@ -213,6 +261,7 @@ out:
 	ckpt_linear_free(&grad);
 	free(pw);
 	free(pb);
+	free(losses);
 	return loss;
 }
 

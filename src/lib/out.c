@@ -4,6 +4,7 @@
  * assignment of variables to shards.  Every file is written to a
  * temporary and the whole committed together (sink.h). */
 #include "h5.h"
+#include "par.h"
 #include "st.h"
 #include "temp.h"
 #include "wrap.h"
@@ -55,6 +56,11 @@ static const char *out_name(const ckpt_out *o)
 {
 	return o->kind != CKPT_BARE && o->t.fd >= 0 ? ckpt_temp_name(&o->t)
 	       : o->nst ? ckpt_stout_name(o->st[0]) : ckpt_h5out_name(o->part[0]);
+}
+
+int ckpt_h5_out_shared(const ckpt_out *o)
+{
+	return o->nparts == 1 && ckpt_h5out_shared(o->part[0]);
 }
 
 hid_t ckpt_h5_out_fid(const ckpt_out *o, const char *name)
@@ -252,6 +258,13 @@ ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like)
 	o->t.fd = o->t.slot = -1;
 	o->like = like;
 	o->kind = ckpt_container_for_output(target);
+	if (ckpt_par_on() && (o->kind != CKPT_BARE || strcmp(target, "-") == 0 ||
+	                      wants_safetensors(target, like))) {
+		ckpt_seterr("%s: under MPI the output is an HDF5 file (not standard output, "
+		            "safetensors or a Keras container)", target);
+		free(o);
+		return NULL;
+	}
 	if ((o->kind == CKPT_BARE && wants_safetensors(target, like)) ||
 	    o->kind == CKPT_SAFETENSORS_SHARDS) {
 		if (check_base(o, target) < 0 || open_st(o, target, force) < 0) {
@@ -447,6 +460,34 @@ int ckpt_out_commit(ckpt_out *o)
 	return rc;
 }
 
+ckpt_out *ckpt_out_share(ckpt_out *o)
+{
+	struct ckpt_h5out *h;
+
+	if (!ckpt_par_on())
+		return o;
+	if (!o && !(o = calloc(1, sizeof *o))) {
+		ckpt_seterr("out of memory");
+		ckpt_par_all_ok(0);
+		return NULL;
+	}
+	if (!o->part && !(o->part = calloc(1, sizeof *o->part))) {
+		ckpt_seterr("out of memory");
+		ckpt_par_all_ok(0);
+		out_free(o);
+		return NULL;
+	}
+	o->t.fd = o->t.slot = -1;
+	h = ckpt_h5out_share(o->nparts ? o->part[0] : NULL);
+	if (!(o->part[0] = h)) {
+		o->nparts = 0;
+		out_free(o);
+		return NULL;
+	}
+	o->nparts = 1;
+	return o;
+}
+
 void ckpt_out_abort(ckpt_out *o)
 {
 	if (o)
@@ -546,6 +587,11 @@ void ckpt_outvar_cursor(const ckpt_outvar *w, ckpt_cursor *c, const ckpt_var *v,
 	if (!(c->done = v->nelems == 0))
 		ckpt_slab_plan(v->rank, v->dims, NULL, max_bytes / (elsize ? elsize : 1),
 		               &c->split, &c->step);
+}
+
+int ckpt_outvar_collective(const ckpt_outvar *w)
+{
+	return w->h5 && ckpt_h5var_collective(w->h5);
 }
 
 int ckpt_outvar_write(ckpt_outvar *w, const ckpt_region *r, const void *buf)

@@ -41,6 +41,15 @@ int ckpt_out_commit(ckpt_out *o);
 /* Close and remove the temporary; frees o.  NULL is allowed. */
 void ckpt_out_abort(ckpt_out *o);
 
+/* An MPI run (par.h): the output rank 0 opened and made the structure of
+ * (o there, NULL on the other ranks), opened by every rank to write its
+ * share of the values; returns the output on every rank, NULL on every
+ * rank when it fails on any.  Collective, as ckpt_outvar_open(),
+ * ckpt_outvar_close() and ckpt_out_commit() are from then on.  Under MPI
+ * an output is an HDF5 file: ckpt_out_open() refuses other formats, "-"
+ * and containers.  Without MPI it returns o. */
+ckpt_out *ckpt_out_share(ckpt_out *o);
+
 /* ---- variables ------------------------------------------------------------ */
 
 /* Create the groups above path that do not exist yet, in order, each
@@ -78,8 +87,11 @@ ckpt_outvar *ckpt_outvar_open_like(ckpt_out *o, const char *name, const ckpt_sla
 void ckpt_outvar_cursor(const ckpt_outvar *w, ckpt_cursor *c, const ckpt_var *v,
                         size_t elsize, size_t max_bytes);
 
-/* Write r->n values from buf into region r. */
+/* Write r->n values from buf into region r.  In a shared output (MPI)
+ * writes are collective where ckpt_outvar_collective() says so: every rank
+ * then writes as many times, r NULL where it has nothing to write. */
 int ckpt_outvar_write(ckpt_outvar *w, const ckpt_region *r, const void *buf);
+int ckpt_outvar_collective(const ckpt_outvar *w);
 
 /* Finish writing; frees w.  NULL is allowed. */
 void ckpt_outvar_close(ckpt_outvar *w);

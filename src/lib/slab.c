@@ -322,6 +322,56 @@ void ckpt_slab_close(ckpt_slab *s)
 	memset(s, 0, sizeof *s);
 }
 
+/* Whether the elements before p in C order are whole chunks: p starts a
+ * chunk, and the chunk before it along the last dimension where p is not
+ * 0 is not cut across the dimensions before (they are chunked by 1). */
+static int chunk_edge(const ckpt_region *p, const uint64_t *chunk)
+{
+	int k = p->rank - 1;
+
+	while (k >= 0 && p->start[k] == 0)
+		k--;
+	if (!chunk || k < 0)
+		return 1;
+	if (p->start[k] % chunk[k])
+		return 0;
+	for (int d = 0; d < k; d++)
+		if (chunk[d] != 1)
+			return 0;
+	return 1;
+}
+
+/* s's slabs from the first, without reading them. */
+static void rewind_cursor(const ckpt_slab *s, ckpt_cursor *c)
+{
+	*c = s->at;
+	memset(c->pos, 0, sizeof c->pos);
+	c->done = s->var->nelems == 0;
+}
+
+size_t ckpt_slab_count(const ckpt_slab *s, unsigned char *edges)
+{
+	ckpt_cursor c;
+	ckpt_region r;
+	size_t n = 0;
+
+	rewind_cursor(s, &c);
+	for (; ckpt_cursor_next(&c, &r); n++)
+		if (edges)
+			edges[n] = (unsigned char)chunk_edge(&r, c.chunked ? c.chunk : NULL);
+	return n;
+}
+
+void ckpt_slab_seek(ckpt_slab *s, size_t i)
+{
+	ckpt_region r;
+
+	rewind_cursor(s, &s->at);
+	s->start = s->count = 0;
+	while (i-- > 0 && ckpt_cursor_next(&s->at, &r))
+		s->start += r.n;
+}
+
 void ckpt_slab_region(const ckpt_slab *s, ckpt_region *r)
 {
 	*r = s->last;

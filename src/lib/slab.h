@@ -37,6 +37,8 @@ typedef struct ckpt_cursor {
 	uint64_t step;      /* extent of a slab along dimension split */
 	uint64_t pos[CKPT_MAX_RANK]; /* start of the next slab */
 	int done;
+	int chunked;        /* the storage's chunk dimensions, when chunked */
+	uint64_t chunk[CKPT_MAX_RANK];
 } ckpt_cursor;
 
 /* The next slab's region: 1, or 0 at the end. */
@@ -80,6 +82,16 @@ void ckpt_slab_close(ckpt_slab *s);
 /* Cut the same slabs as leader, a reader of a variable of the same shape in
  * another file (whose chunking may differ), so that slabs line up. */
 int ckpt_slab_follow(ckpt_slab *s, const ckpt_slab *leader);
+
+/* Sharing a variable among the ranks of a parallel run (par.h): how many
+ * slabs s reads, and when edges is not NULL, for each slab whether whole
+ * chunks of the variable's storage end where it starts, so that a rank
+ * may begin there without writing into a chunk another rank writes. */
+size_t ckpt_slab_count(const ckpt_slab *s, unsigned char *edges);
+
+/* Make slab i (from 0) the next one ckpt_slab_next() reads; before the
+ * first read only. */
+void ckpt_slab_seek(ckpt_slab *s, size_t i);
 
 /* The region of the slab s read last. */
 void ckpt_slab_region(const ckpt_slab *s, ckpt_region *r);

@@ -186,6 +186,68 @@ static void reads_contiguous_values_in_place(void **state)
 	unlink(path);
 }
 
+/* Whether the first `before` values of the chunked (7,5,3) variable, in C
+ * order, are whole chunks (2,5,2): counted value by value. */
+static int whole_chunks_before(uint64_t before)
+{
+	int seen[4][1][2] = {{{0}}}, all[4][1][2] = {{{0}}};
+
+	for (uint64_t i = 0; i < 105; i++) {
+		int a = (int)(i / 15), b = (int)(i / 3 % 5), c = (int)(i % 3);
+
+		(void)b;
+		all[a / 2][0][c / 2]++;
+		if (i < before)
+			seen[a / 2][0][c / 2]++;
+	}
+	for (int a = 0; a < 4; a++)
+		for (int c = 0; c < 2; c++)
+			if (seen[a][0][c] && seen[a][0][c] != all[a][0][c])
+				return 0;
+	return 1;
+}
+
+/* Sharing a variable among ranks: slab i read after a seek is the slab
+ * read i-th in order, and a slab is an edge exactly when the values before
+ * it are whole chunks; contiguous storage has an edge at every slab. */
+static void seeks_and_finds_chunk_edges(void **state)
+{
+	ckpt_file *f = ckpt_open(make_file());
+	const char *names[2] = {"chunked", "plain"};
+
+	(void)state;
+	assert_non_null(f);
+	for (int k = 0; k < 2; k++) {
+		const ckpt_var *v = ckpt_find(f, names[k]);
+
+		for (size_t budget = 4; budget <= 500; budget += 4) {
+			ckpt_slab s, t;
+			unsigned char edges[105];
+			uint64_t starts[106];
+			size_t n, i = 0;
+
+			assert_int_equal(ckpt_slab_open(&s, f, v, budget), 0);
+			n = ckpt_slab_count(&s, edges);
+			while (ckpt_slab_next(&s) == 1)
+				starts[i++] = s.start;
+			assert_int_equal(i, n);
+			for (i = 0; i < n; i++) {
+				assert_int_equal(edges[i],
+				                 k == 1 || whole_chunks_before(starts[i]));
+				assert_int_equal(ckpt_slab_open(&t, f, v, budget), 0);
+				ckpt_slab_seek(&t, i);
+				assert_int_equal(ckpt_slab_next(&t), 1);
+				assert_int_equal(t.start, starts[i]);
+				assert_true(*(const float *)t.buf == (float)starts[i]);
+				ckpt_slab_close(&t);
+			}
+			assert_int_equal(edges[0], 1);
+			ckpt_slab_close(&s);
+		}
+	}
+	ckpt_close(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +255,7 @@ int main(void)
 		cmocka_unit_test(reads_in_order),
 		cmocka_unit_test(reads_scalars_and_reports_read_errors),
 		cmocka_unit_test(reads_contiguous_values_in_place),
+		cmocka_unit_test(seeks_and_finds_chunk_edges),
 	};
 
 	ckpt_init();

@@ -1,0 +1,48 @@
+#!/bin/sh
+# tests/bench/mpi.sh SERIAL_BUILD MPI_BUILD - make bench-mpi: ckpt-average of
+# the 4 x 1 GiB workload by the serial program and under mpirun with P = 1
+# and 2 ranks, beside the floor (cat of the inputs + writing the output's
+# size).  The runs alternate and the medians of 5 are shown, with ratios:
+# the machine is shared and its page cache moves.  Never part of check.
+set -eu
+S=${1:-build}
+M=${2:-build-mpi}
+W=${CKPT_BENCH_DIR:-$S/bench}
+RUNS=${RUNS:-5}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_base_warn_component_unused=0
+mkdir -p "$W"
+for i in 0 1 2 3; do
+	[ -f "$W/b$i.h5" ] || "$S/tests/mkbench" $i "$W/b$i.h5"
+done
+size=$(wc -c <"$W/b0.h5")
+
+# seconds of one run of a function, outputs removed and written back first
+once() {
+	rm -f "$W"/*.out
+	sync
+	t0=$(date +%s.%N)
+	"$1" >/dev/null 2>"$W/stderr" || { echo "bench: $1 failed" >&2; cat "$W/stderr" >&2; exit 1; }
+	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }'
+}
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+floor() { cat "$W"/b[0-3].h5 >/dev/null && head -c "$size" /dev/zero >"$W/zero.out"; }
+serial() { "$S/bin/ckpt-average" -q -o "$W/avg.out" "$W"/b[0-3].h5; }
+p1() { mpirun -q -n 1 "$M/bin/ckpt-average" -q -o "$W/avg.out" "$W"/b[0-3].h5; }
+p2() { mpirun -q --oversubscribe -n 2 "$M/bin/ckpt-average" -q -o "$W/avg.out" "$W"/b[0-3].h5; }
+
+cat "$W"/b[0-3].h5 >/dev/null
+for k in floor serial p1 p2; do : >"$W/$k.times"; done
+for r in $(seq "$RUNS"); do
+	for k in floor serial p1 p2; do
+		once $k >>"$W/$k.times"
+	done
+done
+f=$(median <"$W/floor.times")
+echo "ckpt-average of 4 x $(awk -v b="$size" 'BEGIN { printf "%.0f MiB", b / 1048576 }'), median of $RUNS, $(nproc) cores"
+for k in floor serial p1 p2; do
+	awk -v l="$k" -v s="$(median <"$W/$k.times")" -v f="$f" \
+	    'BEGIN { printf "%-8s %8.2f s %8.2fx floor\n", l, s, s / f }'
+done
+rm -f "$W"/*.out "$W"/*.times

@@ -1,0 +1,54 @@
+"""mkinputs.py DIR: the checkpoints tests/mpi/run.sh averages - contiguous,
+chunked and chunked+gzip variables, 16-bit and integer types, a scalar, an
+empty one, a string, attributes - as a.h5 b.h5 c.h5; short.h5 lacks 'big';
+tiny0.h5 and tiny1.h5 hold one scalar.
+mkinputs.py --damage FILE: spoil every gzip chunk of 'big' in FILE."""
+import os
+import sys
+
+import h5py
+import numpy as np
+
+
+def make(path, seed):
+    rng = np.random.default_rng(seed)
+    with h5py.File(path, 'w', track_order=True) as f:
+        f.attrs['backend'] = 'ckpt-test'
+        f.attrs['epochs'] = np.int32(3)
+        g = f.create_group('layer1', track_order=True)
+        g.attrs['weight_names'] = np.array([b'kernel:0', b'zip:0', b'bias:0'])
+        g.create_dataset('kernel', data=rng.standard_normal((300, 500)).astype('f4'))
+        g.create_dataset('zip', data=rng.standard_normal((2000, 700)).astype('f4'),
+                         chunks=(64, 100), compression='gzip', compression_opts=4,
+                         shuffle=True)
+        g.create_dataset('bias', data=(rng.standard_normal(7) * 1e4).astype('f2'))
+        f.create_dataset('scalar', data=np.float64(seed + 0.1))
+        f.create_dataset('empty', shape=(0, 4), dtype='f4')
+        f.create_dataset('step', data=np.arange(5, dtype='i8') * (seed + 1))
+        if not path.endswith('short.h5'):
+            d = f.create_dataset('big', data=rng.standard_normal((2048, 1024)).astype('f4'),
+                                 chunks=(256, 1024), compression='gzip', compression_opts=1)
+            d.attrs['note'] = 'chunked, gzip'
+        f.create_dataset('plain', data=rng.standard_normal((1024, 512)).astype('f4'),
+                         chunks=(512, 256))
+        f.create_dataset('txt', data='same in every input')
+
+
+def damage(path):
+    with h5py.File(path, 'r') as f:
+        d = f['big']
+        chunks = [d.id.get_chunk_info(i) for i in range(d.id.get_num_chunks())]
+    with open(path, 'r+b') as fp:
+        for c in chunks:
+            fp.seek(c.byte_offset)
+            fp.write(b'\xff' * c.size)
+
+
+if sys.argv[1] == '--damage':
+    damage(sys.argv[2])
+else:
+    for i, name in enumerate(['a', 'b', 'c', 'short']):
+        make(os.path.join(sys.argv[1], name + '.h5'), i)
+    for i in range(2):
+        with h5py.File(os.path.join(sys.argv[1], 'tiny%d.h5' % i), 'w') as f:
+            f.create_dataset('only', data=np.float32(i + 0.25))

@@ -1,0 +1,190 @@
+#!/bin/sh
+# tests/mpi/run.sh SERIAL_BUILD MPI_BUILD - the MPI programs against the
+# serial ones (make check-mpi): for P = 1..4 ranks the same output, bit for
+# bit, with the same structure, attributes and storage (tests/mpi/same.py,
+# h5dump -A); ckpt-diff and ckpt-read --stats print the same;
+# failures on any rank reported once, exit 2, nothing left behind.  The last
+# line is "N passed, N failed".
+S=$(cd "${1:-build}/bin" && pwd) || exit 2
+M=$(cd "${2:-build-mpi}/bin" && pwd) || exit 2
+top=$(pwd)
+PY=/usr/bin/python3
+SAME="$top/tests/mpi/same.py"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 LC_ALL=C CKPT_DEBUG=0
+# no warnings about a slow transport on a machine without a network card
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_base_warn_component_unused=0
+pass=0 fail=0
+
+command -v mpirun >/dev/null || { echo "mpirun not installed (make deps)"; exit 2; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/ckpt-mpi.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT INT TERM
+cd "$work" || exit 2
+
+ok() { pass=$((pass + 1)); echo "ok: $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# par P PROG ARGS...: under mpirun with P ranks; stderr in err, status in rc.
+par() {
+	p=$1 prog=$2
+	shift 2
+	timeout 300 mpirun -q --oversubscribe -n "$p" "$M/$prog" "$@" >out 2>err
+	rc=$?
+}
+
+# Our own lines on stderr (mpirun adds a report of its own on failure).
+ours() { grep -c "^$1: " err; }
+
+# averaged NAME ARGS...: the serial ckpt-average and P = 1..4 ranks agree.
+averaged() {
+	name=$1
+	shift
+	rm -f serial.h5
+	"$S/ckpt-average" -q -o serial.h5 "$@" 2>serr || { bad "$name: serial: $(cat serr)"; return; }
+	for p in 1 2 3 4; do
+		rm -f "p$p.h5"
+		par "$p" ckpt-average -q -o "p$p.h5" "$@"
+		if [ "$rc" -ne 0 ]; then
+			bad "$name: P=$p: exit $rc: $(cat err)"
+		elif ! $PY "$SAME" serial.h5 "p$p.h5" >same.out; then
+			bad "$name: P=$p: $(head -n 3 same.out)"
+		elif ! h5dump -A serial.h5 | sed 1d >dump.s || ! h5dump -A "p$p.h5" | sed 1d >dump.p ||
+		     ! cmp -s dump.s dump.p; then
+			bad "$name: P=$p: h5dump -A differs: $(diff dump.s dump.p | head -n 4)"
+		else
+			ok "$name: P=$p"
+		fi
+	done
+}
+
+# failed NAME PATTERN OUTPUT: exit 2, one line of ours matching PATTERN,
+# and neither OUTPUT nor a temporary left.
+failed() {
+	if [ "$rc" -ne 2 ]; then
+		bad "$1: exit $rc, expected 2: $(cat err)"
+	elif [ "$(ours ckpt-average)" -ne 1 ] || ! grep -Eq -- "$2" err; then
+		bad "$1: not one line matching '$2': $(cat err)"
+	elif [ -e "$3" ] || ls -A . "$(dirname "$3")" | grep -q '^\..*tmp\|^\.ckpt'; then
+		bad "$1: output or temporary left: $(ls -A . "$(dirname "$3")")"
+	else
+		ok "$1"
+	fi
+}
+
+$PY "$top/tests/mpi/mkinputs.py" . || exit 2
+
+averaged "mixed variables" a.h5 b.h5 c.h5
+averaged "weights, float64" -w 1,2,3 --dtype f64 a.h5 b.h5 c.h5
+averaged "bfloat16, only some" --dtype bf16 --only 'layer1/*' a.h5 b.h5 c.h5
+averaged "partial" --partial a.h5 b.h5 c.h5 short.h5
+# one small variable: the other ranks get no work
+averaged "ranks without work" tiny0.h5 tiny1.h5
+
+par 2 ckpt-average -o - a.h5 b.h5
+failed "standard output refused" "under MPI the output is an HDF5 file" "-"
+par 3 ckpt-average -o x.safetensors a.h5 b.h5
+failed "safetensors output refused" "under MPI the output is an HDF5 file" x.safetensors
+par 3 ckpt-average -o x.h5 a.h5 missing.h5
+failed "missing input" "missing.h5: No such file" x.h5
+par 2 ckpt-average -o x.h5 a.h5 short.h5
+failed "mismatch" "lacks variable" x.h5
+par 2 ckpt-average --bogus -o x.h5 a.h5
+if [ "$rc" -eq 2 ] && [ "$(ours ckpt-average)" -eq 1 ] && [ "$(grep -c '^usage: ' err)" -eq 1 ]; then
+	ok "usage error"
+else
+	bad "usage error: exit $rc: $(cat err)"
+fi
+cp a.h5 keep.h5
+par 2 ckpt-average -o keep.h5 a.h5 b.h5
+if [ "$rc" -eq 2 ] && [ "$(ours ckpt-average)" -eq 1 ] && cmp -s a.h5 keep.h5; then
+	ok "existing output kept"
+else
+	bad "existing output: exit $rc: $(cat err)"
+fi
+
+# A bad input on one rank only: each rank runs in its own directory, where
+# rank 1's copy of b.h5 has damaged gzip chunks (as nodes with different
+# local disks would): it fails in the middle of collective writes.
+for r in 0 1 2; do
+	mkdir -p "rank$r"
+	cp a.h5 "rank$r/a.h5"
+	cp b.h5 "rank$r/b.h5"
+done
+$PY "$top/tests/mpi/mkinputs.py" --damage rank1/b.h5 || exit 2
+cat >byrank.sh <<EOF
+#!/bin/sh
+cd "rank\$OMPI_COMM_WORLD_RANK" && exec "$M/ckpt-average" -o ../damaged.h5 a.h5 b.h5
+EOF
+timeout 300 mpirun -q --oversubscribe -n 3 sh byrank.sh >out 2>err
+rc=$?
+failed "bad input on one rank" "b.h5: .*(read|filter|decompress|zip|error)" damaged.h5
+
+# matches PROG ARGS...: the same standard output, standard error and exit
+# status as the serial program, for P = 1..4.
+matches() {
+	prog=$1
+	shift
+	"$S/$prog" "$@" >sout 2>serr
+	src=$?
+	for p in 1 2 3 4; do
+		par "$p" "$prog" "$@"
+		if [ "$rc" -ne "$src" ]; then
+			bad "$prog $*: P=$p: exit $rc, serial $src: $(cat err)"
+		elif ! cmp -s sout out || ! cmp -s serr err; then
+			bad "$prog $*: P=$p: output differs: $(diff sout out | head -n 4)"
+		else
+			ok "$prog $*: P=$p"
+		fi
+	done
+}
+
+matches ckpt-diff a.h5 b.h5
+matches ckpt-diff a.h5 a.h5
+matches ckpt-diff --json --stats a.h5 short.h5
+matches ckpt-diff --stats -n 2 short.h5 c.h5
+matches ckpt-diff --json -n 3 --atol 1 tiny0.h5 a.h5
+matches ckpt-diff a.h5 missing.h5
+matches ckpt-read --stats a.h5
+matches ckpt-read --stats --json a.h5 b.h5 tiny1.h5
+matches ckpt-read --stats --tsv --only 'layer1/*' short.h5
+matches ckpt-read --stats -v c.h5
+matches ckpt-read --stats missing.h5
+
+# ckpt-train: rank i is worker i; the result is --workers P's, bit for bit
+for sync in params grads; do
+	for p in 1 2 3 4; do
+		"$S/ckpt-train" -q --workers $p --sync $sync --features 3 --outputs 2 \
+		    --iterations 50 -o "ts$p$sync.h5" 2>serr || { bad "train: serial: $(cat serr)"; continue; }
+		par "$p" ckpt-train -q --sync $sync --features 3 --outputs 2 --iterations 50 \
+		    -o "tp$p$sync.h5"
+		if [ "$rc" -ne 0 ]; then
+			bad "train --sync $sync: P=$p: exit $rc: $(cat err)"
+		elif ! $PY "$SAME" "ts$p$sync.h5" "tp$p$sync.h5" >same.out; then
+			bad "train --sync $sync: P=$p: $(head -n 3 same.out)"
+		else
+			ok "train --sync $sync: P=$p"
+		fi
+	done
+done
+"$S/ckpt-train" --workers 3 --print-every 10 --iterations 30 -o ts.h5 2>serr.log
+par 3 ckpt-train --print-every 10 --iterations 30 -o tp.h5
+if [ "$rc" -eq 0 ] && cmp -s serr.log err; then
+	ok "train: the same report, once"
+else
+	bad "train report: exit $rc: $(diff serr.log err)"
+fi
+par 2 ckpt-train --workers 3 -o tw.h5
+if [ "$rc" -eq 2 ] && [ "$(ours ckpt-train)" -eq 1 ] && grep -q "workers are the 2 ranks" err &&
+   [ ! -e tw.h5 ]; then
+	ok "train: --workers other than P refused"
+else
+	bad "train --workers: exit $rc: $(cat err)"
+fi
+par 2 ckpt-train --gradients -o tg.h5
+if [ "$rc" -eq 2 ] && [ "$(ours ckpt-train)" -eq 1 ] && [ ! -e tg.h5 ]; then
+	ok "train: one-step modes refused"
+else
+	bad "train --gradients: exit $rc: $(cat err)"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
