@@ -25,9 +25,9 @@ HDF5_PC   := hdf5-openmpi
 MPI_FLAGS := -DCKPT_MPI
 endif
 
-# hdf5-serial by name: installing libhdf5-openmpi-dev (make mpi) points the
-# plain "hdf5" at the MPI build.
-HDF5_PC     ?= hdf5-serial
+# hdf5-serial by name where it exists (Debian): installing
+# libhdf5-openmpi-dev (make mpi) points the plain "hdf5" at the MPI build.
+HDF5_PC     ?= $(shell $(PKG_CONFIG) --exists hdf5-serial 2>/dev/null && echo hdf5-serial || echo hdf5)
 HDF5_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(HDF5_PC) 2>/dev/null)
 HDF5_LIBS   := $(shell $(PKG_CONFIG) --libs $(HDF5_PC) 2>/dev/null)
 ARCHIVE_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive 2>/dev/null)
@@ -170,7 +170,7 @@ install: all
 	# fish loads completions by command name
 	for p in $(PROGS); do ln -sf ckpt.fish $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$p.fish; done
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
-	    -e 's|@VERSION@|$(VERSION)|' ckpt.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ckpt.pc
+	    -e 's|@VERSION@|$(VERSION)|' -e 's|@HDF5_PC@|$(HDF5_PC)|' ckpt.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ckpt.pc
 
 # The headers make install installs (tests/cli/library checks them alone).
 list-headers:

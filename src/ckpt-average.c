@@ -603,7 +603,8 @@ static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *b
 	plan_batch(j, v, ov, n, sh);
 	for (int pass = 1; pass >= 0; pass--)
 		for (size_t i = 0; i < n; i++) {
-			if (ckpt_outvar_collective(ov[i]) != pass)
+			if (ckpt_outvar_collective(ov[i]) != pass ||
+			    (ckpt_par_on() && !ckpt_outvar_shareable(ov[i])))
 				continue;
 			if (opt.verbose) {
 				size_t m = having(j, v[i]);
@@ -615,6 +616,28 @@ static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *b
 	for (size_t i = 0; i < n; i++)
 		ckpt_outvar_close(ov[i]);
 	return to;
+}
+
+/* Under MPI, before the output is shared: the variables whose values live
+ * in the file's metadata (compact storage), which only one rank may
+ * write, computed whole by rank 0. */
+static void average_unshareable(struct job *j, ckpt_out *o, uint64_t *bad)
+{
+	const struct share whole = {0, SIZE_MAX, 0};
+
+	for (size_t i = 0; i < j->in[0]->nvars; i++) {
+		const ckpt_var *v = &j->in[0]->vars[i];
+		ckpt_outvar *ov;
+
+		if (!computed(v))
+			continue;
+		if (!(ov = ckpt_outvar_open(o, v->name, opt.dtype != CKPT_OTHER ? opt.dtype
+		                                                               : v->dtype)))
+			die_lib();
+		if (!ckpt_outvar_shareable(ov))
+			bad[i] = average_var(j, ov, v, &whole);
+		ckpt_outvar_close(ov);
+	}
 }
 
 int main(int argc, char **argv)
@@ -642,7 +665,11 @@ int main(int argc, char **argv)
 			check_same(&j, &vars[i]);
 		}
 	}
-	/* the structure and the copied variables: rank 0 alone (MPI) */
+	nv = j.in[0]->nvars;
+	if (!(bad = calloc(nv + 1, sizeof *bad)))
+		die("out of memory");
+	/* the structure, the copied variables and those the ranks cannot
+	 * share: rank 0 alone (MPI) */
 	if (ckpt_par_rank() == 0) {
 		if (!(o = ckpt_out_open(opt.out, opt.force, j.in[0])))
 			die_lib();
@@ -650,13 +677,12 @@ int main(int argc, char **argv)
 			ckpt_out_abort(o);
 			die_lib();
 		}
+		if (ckpt_par_on())
+			average_unshareable(&j, o, bad);
 	}
 	/* the computed values: every rank its share */
 	if (!(o = ckpt_out_share(o)))
 		die_lib();
-	nv = j.in[0]->nvars;
-	if (!(bad = calloc(nv + 1, sizeof *bad)))
-		die("out of memory");
 	total /= (uint64_t)ckpt_par_size(); /* progress: rank 0's share, about */
 	progress_start(opt.quiet ? -1 : opt.progress, total, "averaging");
 	for (size_t i = 0; i < nv; i = average_batch(&j, o, i, bad))

@@ -78,6 +78,8 @@ void ckpt_h5var_cursor(const struct ckpt_h5var *w, ckpt_cursor *c, const ckpt_va
 int ckpt_h5var_write(struct ckpt_h5var *w, const ckpt_region *r, const void *buf);
 /* Whether writes must be collective (a shared file, a filtered variable). */
 int ckpt_h5var_collective(const struct ckpt_h5var *w);
+/* Whether its values are raw data, not in the object header (compact). */
+int ckpt_h5var_shareable(const struct ckpt_h5var *w);
 void ckpt_h5var_close(struct ckpt_h5var *w);
 /* Whether the output's file is shared by the ranks of an MPI run. */
 int ckpt_h5_out_shared(const ckpt_out *o);

@@ -487,6 +487,16 @@ int ckpt_h5var_collective(const struct ckpt_h5var *w)
 	return w->collective;
 }
 
+int ckpt_h5var_shareable(const struct ckpt_h5var *w)
+{
+	hid_t dcpl = H5Dget_create_plist(w->dset);
+	int compact = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_COMPACT;
+
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	return !compact;
+}
+
 void ckpt_h5var_close(struct ckpt_h5var *w)
 {
 	if (!w)

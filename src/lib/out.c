@@ -594,6 +594,11 @@ int ckpt_outvar_collective(const ckpt_outvar *w)
 	return w->h5 && ckpt_h5var_collective(w->h5);
 }
 
+int ckpt_outvar_shareable(const ckpt_outvar *w)
+{
+	return !w->h5 || ckpt_h5var_shareable(w->h5);
+}
+
 int ckpt_outvar_write(ckpt_outvar *w, const ckpt_region *r, const void *buf)
 {
 	return w->h5 ? ckpt_h5var_write(w->h5, r, buf) : ckpt_stvar_write(w->st, r, buf);

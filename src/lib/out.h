@@ -93,6 +93,11 @@ void ckpt_outvar_cursor(const ckpt_outvar *w, ckpt_cursor *c, const ckpt_var *v,
 int ckpt_outvar_write(ckpt_outvar *w, const ckpt_region *r, const void *buf);
 int ckpt_outvar_collective(const ckpt_outvar *w);
 
+/* Whether the ranks of an MPI run may write shares of the variable: not
+ * when its values live in the file's metadata (HDF5's compact storage);
+ * such a variable is written by one rank before the output is shared. */
+int ckpt_outvar_shareable(const ckpt_outvar *w);
+
 /* Finish writing; frees w.  NULL is allowed. */
 void ckpt_outvar_close(ckpt_outvar *w);
 

@@ -1,7 +1,7 @@
 """mkinputs.py DIR: the checkpoints tests/mpi/run.sh averages - contiguous,
-chunked and chunked+gzip variables, 16-bit and integer types, a scalar, an
+compact, chunked and chunked+gzip variables, 16-bit and integer types, a scalar, an
 empty one, a string, attributes - as a.h5 b.h5 c.h5; short.h5 lacks 'big';
-tiny0.h5 and tiny1.h5 hold one scalar.
+tiny0.h5 and tiny1.h5 hold one scalar; ub0.h5 and ub1.h5 have a user block.
 mkinputs.py --damage FILE: spoil every gzip chunk of 'big' in FILE."""
 import os
 import sys
@@ -22,6 +22,12 @@ def make(path, seed):
                          chunks=(64, 100), compression='gzip', compression_opts=4,
                          shuffle=True)
         g.create_dataset('bias', data=(rng.standard_normal(7) * 1e4).astype('f2'))
+        # compact: the values live in the object header, which one rank writes
+        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        dcpl.set_layout(h5py.h5d.COMPACT)
+        d = h5py.h5d.create(g.id, b'compact', h5py.h5t.IEEE_F32LE,
+                            h5py.h5s.create_simple((12,)), dcpl)
+        d.write(h5py.h5s.ALL, h5py.h5s.ALL, rng.standard_normal(12).astype('f4'))
         f.create_dataset('scalar', data=np.float64(seed + 0.1))
         f.create_dataset('empty', shape=(0, 4), dtype='f4')
         f.create_dataset('step', data=np.arange(5, dtype='i8') * (seed + 1))
@@ -52,3 +58,9 @@ else:
     for i in range(2):
         with h5py.File(os.path.join(sys.argv[1], 'tiny%d.h5' % i), 'w') as f:
             f.create_dataset('only', data=np.float32(i + 0.25))
+        path = os.path.join(sys.argv[1], 'ub%d.h5' % i)
+        with h5py.File(path, 'w', userblock_size=512) as f:
+            f.create_dataset('w', data=np.arange(100000, dtype='f4') * (i + 1),
+                             chunks=(1000,), compression='gzip')
+        with open(path, 'r+b') as fp:
+            fp.write(b'user block %d' % i)

@@ -80,6 +80,8 @@ averaged "bfloat16, only some" --dtype bf16 --only 'layer1/*' a.h5 b.h5 c.h5
 averaged "partial" --partial a.h5 b.h5 c.h5 short.h5
 # one small variable: the other ranks get no work
 averaged "ranks without work" tiny0.h5 tiny1.h5
+averaged "user block" ub0.h5 ub1.h5
+if cmp -s -n 512 ub0.h5 p4.h5; then ok "user block kept"; else bad "user block not kept"; fi
 
 par 2 ckpt-average -o - a.h5 b.h5
 failed "standard output refused" "under MPI the output is an HDF5 file" "-"

@@ -15,7 +15,7 @@ def walk(f):
 
 
 def storage(d):
-    return (d.chunks, d.compression, d.compression_opts, d.shuffle,
+    return (d.id.get_create_plist().get_layout(), d.chunks, d.compression, d.compression_opts, d.shuffle,
             d.fletcher32, d.scaleoffset, tuple(sorted(d._filters.items())))
 
 
