@@ -421,7 +421,7 @@ static struct {
 
 void progress_start(int mode, uint64_t total, const char *what)
 {
-	prog.on = mode > 0 || (mode == 0 && isatty(2));
+	prog.on = ckpt_par_rank() == 0 && (mode > 0 || (mode == 0 && isatty(2)));
 	prog.total = total ? total : 1;
 	prog.done = 0;
 	prog.what = what;

@@ -1,6 +1,7 @@
 /* inputs.c - HDF5 files, stdin and archives as inputs. */
 #include "inputs.h"
 #include "err.h"
+#include "par.h"
 #include "wrap.h"
 #include "st.h"
 
@@ -305,6 +306,38 @@ static int open_shard_map(const char *path, ckpt_file ***files, size_t *n)
 	return f ? append(files, n, f) : -1;
 }
 
+/* Standard input: in an MPI run it reaches rank 0 only, which reads it
+ * and gives every rank the bytes. */
+static int read_stdin(void **buf, size_t *size)
+{
+	uint64_t len = 0;
+	int ok = 1;
+
+	*buf = NULL;
+	*size = 0;
+	if (ckpt_par_rank() == 0 && ckpt_read_stream(0, buf, size) < 0)
+		ok = ckpt_seterr_errno("(stdin)") + 1;
+	if (ckpt_par_size() == 1)
+		return ok ? 0 : -1;
+	len = *size;
+	if (ckpt_par_bcast(&len, sizeof len) < 0)
+		return ok ? ckpt_seterr("(stdin): %s", ckpt_errmsg()) : -1;
+	if (ckpt_par_rank() != 0 && !(*buf = malloc(len ? (size_t)len : 1)))
+		ok = ckpt_seterr("(stdin): out of memory") + 1;
+	*size = (size_t)len;
+	for (size_t at = 0; ok && at < *size; at += 1u << 30) {
+		size_t part = *size - at < (1u << 30) ? *size - at : (1u << 30);
+
+		if (ckpt_par_bcast((char *)*buf + at, part) < 0)
+			ok = ckpt_seterr("(stdin): %s", ckpt_errmsg()) + 1;
+	}
+	if (!ok) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return ok ? 0 : -1;
+}
+
 int ckpt_open_inputs(const char *path, ckpt_file ***files, size_t *n)
 {
 	ckpt_file *f;
@@ -314,8 +347,8 @@ int ckpt_open_inputs(const char *path, ckpt_file ***files, size_t *n)
 		size_t size;
 		int rc;
 
-		if (ckpt_read_stream(0, &buf, &size) < 0)
-			return ckpt_seterr_errno("(stdin)");
+		if (read_stdin(&buf, &size) < 0)
+			return -1;
 		if (size == 0 || image_is_checkpoint(buf, size)) {
 			if (size == 0) {
 				free(buf);

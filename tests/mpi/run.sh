@@ -25,11 +25,12 @@ cd "$work" || exit 2
 ok() { pass=$((pass + 1)); echo "ok: $*"; }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
-# par P PROG ARGS...: under mpirun with P ranks; stderr in err, status in rc.
+# par P PROG ARGS...: under mpirun with P ranks, standard input from $IN;
+# stdout in out, stderr in err, status in rc.
 par() {
 	p=$1 prog=$2
 	shift 2
-	timeout 300 mpirun -q --oversubscribe -n "$p" "$M/$prog" "$@" >out 2>err
+	timeout 300 mpirun -q --oversubscribe -n "$p" "$M/$prog" "$@" <"${IN:-/dev/null}" >out 2>err
 	rc=$?
 }
 
@@ -127,7 +128,7 @@ failed "bad input on one rank" "b.h5: .*(read|filter|decompress|zip|error)" dama
 matches() {
 	prog=$1
 	shift
-	"$S/$prog" "$@" >sout 2>serr
+	"$S/$prog" "$@" <"${IN:-/dev/null}" >sout 2>serr
 	src=$?
 	for p in 1 2 3 4; do
 		par "$p" "$prog" "$@"
@@ -152,6 +153,10 @@ matches ckpt-read --stats --json a.h5 b.h5 tiny1.h5
 matches ckpt-read --stats --tsv --only 'layer1/*' short.h5
 matches ckpt-read --stats -v c.h5
 matches ckpt-read --stats missing.h5
+# standard input reaches rank 0 only: it reads, every rank gets the bytes
+IN=a.h5 matches ckpt-diff --json - b.h5
+IN=c.h5 matches ckpt-read --stats -
+IN=/dev/null matches ckpt-read --stats -
 
 # ckpt-train: rank i is worker i; the result is --workers P's, bit for bit
 for sync in params grads; do
