@@ -479,23 +479,13 @@ static void free_units(struct units *u)
 	free(u->weight);
 }
 
-/* Cut units [lo, hi) into one run per rank, of about equal bytes, each
- * starting at an edge: rank q gets [cut[q], cut[q+1]). */
-static void cut_runs(const struct units *u, size_t lo, size_t hi, size_t p, size_t *cut)
+/* Cut units [lo, hi) into one run per rank, each starting at an edge:
+ * rank q gets [cut[q], cut[q+1]). */
+static void cut_units(const struct units *u, size_t lo, size_t hi, size_t p, size_t *cut)
 {
-	double total = 0, before = 0;
-	size_t q = 1;
-
-	for (size_t x = lo; x < hi; x++)
-		total += u->weight[x];
-	cut[0] = lo;
-	for (size_t x = lo; x < hi && q < p; x++) {
-		while (q < p && u->edge[x] && before >= total * (double)q / (double)p)
-			cut[q++] = x;
-		before += u->weight[x];
-	}
-	for (; q <= p; q++)
-		cut[q] = hi;
+	cut_runs(u->weight + lo, u->edge + lo, hi - lo, p, cut);
+	for (size_t q = 0; q <= p; q++)
+		cut[q] += lo;
 }
 
 /* This rank's part of units [lo, hi) of variable i, from the runs cut. */
@@ -537,10 +527,10 @@ static void plan_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *con
 	if (!cut || !(all = calloc(p + 1, sizeof *all)))
 		die("out of memory");
 	count_units(j, v, nv, &u);
-	cut_runs(&u, 0, u.n, p, all);
+	cut_units(&u, 0, u.n, p, all);
 	for (size_t i = 0; i < nv; i++) {
 		if (ckpt_outvar_collective(ov[i]))
-			cut_runs(&u, u.base[i], u.base[i] + u.count[i], p, cut);
+			cut_units(&u, u.base[i], u.base[i] + u.count[i], p, cut);
 		take(&u, i, ckpt_outvar_collective(ov[i]) ? cut : all, p, &sh[i]);
 	}
 	free_units(&u);

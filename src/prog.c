@@ -330,25 +330,38 @@ void print_json_number(FILE *fp, const char *text)
 
 /* ---- standard output of an MPI run --------------------------------------- */
 
-void rank_share(const uint64_t *weight, size_t n, size_t *lo, size_t *hi)
+void cut_runs(const double *weight, const unsigned char *edge, size_t n, size_t p,
+              size_t *cut)
 {
 	double total = 0, before = 0;
-	size_t p = (size_t)ckpt_par_size(), r = (size_t)ckpt_par_rank(), i;
+	size_t q = 1;
 
-	for (i = 0; i < n; i++)
-		total += (double)weight[i] + 1; /* an item costs something, even empty */
-	/* item i is rank q's when its start lies in q's part of the total */
-	*lo = *hi = n;
-	for (i = 0; i < n; before += (double)weight[i++] + 1) {
-		size_t q = (size_t)(before * (double)p / total);
+	for (size_t i = 0; i < n; i++)
+		total += weight[i];
+	cut[0] = 0;
+	/* run q starts at the first edge at or after q/p of the total */
+	for (size_t i = 0; i < n && q < p; before += weight[i++])
+		while (q < p && (!edge || edge[i]) && before >= total * (double)q / (double)p)
+			cut[q++] = i;
+	for (; q <= p; q++)
+		cut[q] = n;
+}
 
-		if (q >= r && *lo == n)
-			*lo = i;
-		if (q > r) {
-			*hi = i;
-			return;
-		}
-	}
+void rank_share(const uint64_t *weight, size_t n, size_t *lo, size_t *hi)
+{
+	size_t p = (size_t)ckpt_par_size(), r = (size_t)ckpt_par_rank();
+	size_t *cut = calloc(p + 1, sizeof *cut);
+	double *w = calloc(n + 1, sizeof *w);
+
+	if (!cut || !w)
+		die("out of memory");
+	for (size_t i = 0; i < n; i++)
+		w[i] = (double)weight[i] + 1; /* an item costs something, even empty */
+	cut_runs(w, NULL, n, p, cut);
+	*lo = cut[r];
+	*hi = cut[r + 1];
+	free(cut);
+	free(w);
 }
 
 static FILE *captured; /* stdout's bytes between output_begin() and _end() */

@@ -67,6 +67,12 @@ void print_json_string(FILE *fp, const char *s);
  * JSON has no numbers for, as strings. */
 void print_json_number(FILE *fp, const char *text);
 
+/* Cut n items of the given weights into p runs of about equal weight, in
+ * order, each starting at an item where edge[i] is set (anywhere when edge
+ * is NULL): run q is [cut[q], cut[q+1]) (cut has p + 1 entries). */
+void cut_runs(const double *weight, const unsigned char *edge, size_t n, size_t p,
+              size_t *cut);
+
 /* This rank's run [*lo, *hi) of n items of the given weights (bytes, say),
  * cut so that the runs of the ranks in order cover all n with about equal
  * weight; without MPI all of them. */
