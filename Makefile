@@ -73,7 +73,7 @@ LIB_SRC  := $(sort $(wildcard src/lib/*.c))
 LIB_HDR  := $(sort $(wildcard src/lib/*.h))
 # Internal to the library (the HDF5 backend, CPU- and compiler-specific
 # code): never installed, never included by a program.
-LIB_PRIV := $(addprefix src/lib/,h5.h header.h i128.h refs.h temp.h vec.h wrap.h)
+LIB_PRIV := $(addprefix src/lib/,commit.h h5.h header.h i128.h refs.h temp.h vec.h wrap.h)
 LIB_PUB  := $(filter-out $(LIB_PRIV),$(LIB_HDR))
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
 PROGS    := $(patsubst src/%.c,%,$(sort $(wildcard src/ckpt-*.c)))
@@ -85,7 +85,7 @@ MERGE_OBJ := $(patsubst src/%.c,$(B)/%.o,$(sort $(wildcard src/merge/*.c)))
 PROG_BIN := $(PROGS:%=$(B)/bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
-TOOLS    := $(B)/tests/mkfixtures $(B)/tests/mkbench
+TOOLS    := $(B)/tests/mkfixtures $(B)/tests/mkbench $(B)/tests/faultshim.so
 
 .PHONY: all check demo install uninstall deps bench fuzz clean list-headers mpi check-mpi \
         bench-mpi
@@ -128,6 +128,12 @@ $(B)/tests/mkfixtures: testdata/mkfixtures.c $(B)/libckpt.a $(LIB_HDR)
 $(B)/tests/mkbench: tests/bench/mkbench.c $(B)/libckpt.a $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libckpt.a $(ALL_LDFLAGS) $(LIBS)
+
+# Fault injection for the commit tests (LD_PRELOAD; built without the
+# sanitizers, which must come first in a sanitized program).
+$(B)/tests/faultshim.so: tests/faults/shim.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -fPIC -shared $(WARN) -o $@ $< -ldl
 
 check: all $(UNIT_BIN) $(TOOLS)
 	@CKPT_VALGRIND=$(VALGRIND) sh tests/run.sh $(B)

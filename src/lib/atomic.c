@@ -40,17 +40,32 @@ void ckpt_out_cleanup(void)
 			unlink(pending[i]);
 }
 
+/* SIGPIPE: "-o -" into a pipe that closed early; the others are what
+ * terminals, shells and batch schedulers send */
+static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2,
+                           SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ};
+
+void ckpt_temp_hold_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+		sigaddset(&set, sigs[i]);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+void ckpt_temp_release_signals(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
 static int track(char *path)
 {
 	static int installed;
 
 	if (!installed) {
 		atexit(ckpt_out_cleanup); /* exit before a commit, too */
-		/* SIGPIPE: "-o -" into a pipe that closed early; the others are
-		 * what terminals, shells and batch schedulers send */
-		static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT,
-		                           SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
-		                           SIGXCPU, SIGXFSZ};
 		struct sigaction sa;
 
 		memset(&sa, 0, sizeof sa);
@@ -290,6 +305,49 @@ static int copy_out(const struct ckpt_temp *t)
 	return n < 0 ? -1 : 0;
 }
 
+/* Close the temporary, its bytes on the disk first where asked (t->sync). */
+static int close_temp(struct ckpt_temp *t)
+{
+	int rc = 0;
+
+	if (t->sync && t->tmp && ckpt_sync_path(t->fd > 1 ? t->fd : -1, t->tmp) < 0)
+		rc = ckpt_seterr("%s: write error: %s", ckpt_temp_name(t), strerror(errno));
+	if (t->fd > 1 && close(t->fd) < 0 && rc == 0)
+		rc = ckpt_seterr("%s: write error: %s", ckpt_temp_name(t), strerror(errno));
+	t->fd = -1;
+	return rc;
+}
+
+int ckpt_sync_path(int fd, const char *path)
+{
+	int own = fd < 0 ? open(path, O_RDONLY) : -1, rc;
+
+	if (fd < 0 && own < 0)
+		return -1;
+	rc = fsync(fd < 0 ? own : fd);
+	if (own >= 0) {
+		int e = errno;
+
+		close(own);
+		errno = e;
+	}
+	return rc;
+}
+
+char *ckpt_temp_keep(struct ckpt_temp *t)
+{
+	char *tmp;
+
+	if (close_temp(t) < 0) {
+		ckpt_temp_release(t);
+		return NULL;
+	}
+	tmp = t->tmp;
+	t->tmp = NULL; /* no longer removed on exit or signals */
+	ckpt_temp_release(t);
+	return tmp;
+}
+
 /* Put the finished temporary in place: rename() when replacing is allowed;
  * otherwise link(), which fails if the target appeared in the meantime. */
 static int move_into_place(struct ckpt_temp *t)
@@ -320,11 +378,8 @@ static int move_into_place(struct ckpt_temp *t)
  * it in place; the temporary is gone afterwards either way. */
 int ckpt_temp_commit(struct ckpt_temp *t)
 {
-	int rc = 0;
+	int rc = close_temp(t);
 
-	if (t->fd > 1 && close(t->fd) < 0)
-		rc = ckpt_seterr("%s: write error: %s", ckpt_temp_name(t), strerror(errno));
-	t->fd = -1;
 	if (rc == 0 && t->tmp)
 		rc = t->target && !t->stream ? move_into_place(t) : copy_out(t);
 	ckpt_temp_release(t);

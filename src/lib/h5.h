@@ -53,6 +53,7 @@ struct ckpt_h5out *ckpt_h5out_open(const char *target, int force, int via_tmpdir
 hid_t ckpt_h5out_fid(const struct ckpt_h5out *h);
 const char *ckpt_h5out_name(const struct ckpt_h5out *h); /* the target, for messages */
 const char *ckpt_h5out_temp(const struct ckpt_h5out *h); /* the temporary's path */
+struct ckpt_temp *ckpt_h5out_tempfile(struct ckpt_h5out *h); /* finished: to commit */
 /* Close the HDF5 file: the temporary is complete, not yet in place. */
 int ckpt_h5out_finish(struct ckpt_h5out *h);
 /* Finish and move into place; frees h (on failure too). */

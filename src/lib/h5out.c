@@ -187,6 +187,11 @@ const char *ckpt_h5out_temp(const struct ckpt_h5out *o)
 	return o->t.tmp;
 }
 
+struct ckpt_temp *ckpt_h5out_tempfile(struct ckpt_h5out *o)
+{
+	return &o->t;
+}
+
 int ckpt_h5out_finish(struct ckpt_h5out *o)
 {
 	herr_t rc;

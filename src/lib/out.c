@@ -3,12 +3,14 @@
  * archive around the new weights, or a Keras sharded set with the base's
  * assignment of variables to shards.  Every file is written to a
  * temporary and the whole committed together (sink.h). */
+#include "commit.h"
 #include "h5.h"
 #include "par.h"
 #include "st.h"
 #include "temp.h"
 #include "wrap.h"
 
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -24,9 +26,11 @@ struct ckpt_out {
 	size_t nparts;
 	const ckpt_file *like;
 	uint64_t root_attrs_left;  /* safetensors from HDF5: not strings */
+	uint64_t total;            /* a Keras set: bytes of values */
 	const size_t *owner;       /* a new set: each variable's shard, */
 	size_t nshards;            /* of this many */
 	char **names;              /* a sharded set: its shard files */
+	char *stem;                /* and their names' common start */
 	struct ckpt_temp t;        /* containers: the archive or the map */
 };
 
@@ -87,6 +91,7 @@ static void out_free(ckpt_out *o)
 	for (size_t k = 0; o->names && o->names[k]; k++)
 		free(o->names[k]);
 	free(o->names);
+	free(o->stem);
 	ckpt_temp_release(&o->t);
 	free(o);
 }
@@ -111,6 +116,31 @@ static int check_base(const ckpt_out *o, const char *target)
 	return ckpt_seterr("%s: %s (%s is not one)", target, need, b->name);
 }
 
+/* A set's map given as target, after ckpt_temp_open() followed a link
+ * to it: the path its shards are named after - beside the map itself,
+ * named after it where its name has suffix, else after the link. */
+static char *set_path(ckpt_out *o, const char *target, const char *suffix)
+{
+	const char *real = o->t.target ? o->t.target : target;
+	const char *slash = strrchr(real, '/'), *given = strrchr(target, '/');
+	size_t dir = slash ? (size_t)(slash - real) + 1 : 0, n, stem;
+	char *path;
+
+	given = given ? given + 1 : target;
+	if (ckpt_name_ends(real, suffix))
+		given = real + dir;
+	n = dir + strlen(given) + 1;
+	stem = strlen(given) - (ckpt_name_ends(given, suffix) ? strlen(suffix) : 0);
+	if (!(path = malloc(n)) || !(o->stem = malloc(stem + 1))) {
+		free(path);
+		ckpt_seterr("%s: out of memory", target);
+		return NULL;
+	}
+	snprintf(path, n, "%.*s%s", (int)dir, real, given);
+	snprintf(o->stem, stem + 1, "%s", given);
+	return path;
+}
+
 static int open_parts(ckpt_out *o, const char *target, int force)
 {
 	size_t n = 1;
@@ -124,9 +154,16 @@ static int open_parts(ckpt_out *o, const char *target, int force)
 
 	if (o->kind != CKPT_KERAS_SHARDS)
 		n = 1;
-	if (!(o->part = calloc(n, sizeof *o->part)) ||
-	    (o->kind == CKPT_KERAS_SHARDS && !(o->names = ckpt_keras_shard_names(target, n))))
+	if (!(o->part = calloc(n, sizeof *o->part)))
 		return ckpt_seterr("%s: out of memory", target);
+	if (o->kind == CKPT_KERAS_SHARDS) {
+		char *path = set_path(o, target, ".weights.json");
+
+		o->names = path ? ckpt_keras_shard_names(path, n) : NULL;
+		free(path);
+		if (!o->names)
+			return ckpt_seterr("%s: out of memory", target);
+	}
 	for (size_t k = 0; k < n; k++) {
 		if (o->kind == CKPT_KERAS_SHARDS)
 			o->part[k] = ckpt_h5out_open(o->names[k], force, 0,
@@ -226,14 +263,19 @@ static int open_st(ckpt_out *o, const char *target, int force)
 	size_t n = 1;
 
 	if (o->kind == CKPT_SAFETENSORS_SHARDS) {
+		char *path;
+
 		if (o->owner)
 			n = o->nshards;
 		else
 			ckpt_parts(o->like, &n);
-		if (!(o->names = st_shard_names(target, n)))
-			return ckpt_seterr("%s: out of memory", target);
 		if (ckpt_temp_open(&o->t, target, force, 0, NULL) < 0)
 			return -1;
+		path = set_path(o, target, ST_INDEX_SUFFIX);
+		o->names = path ? st_shard_names(path, n) : NULL;
+		free(path);
+		if (!o->names)
+			return ckpt_seterr("%s: out of memory", target);
 	}
 	if (!(o->st = calloc(n, sizeof *o->st)))
 		return ckpt_seterr("%s: out of memory", target);
@@ -327,62 +369,69 @@ static int count_bytes(const ckpt_out *o, uint64_t *total)
 	return 0;
 }
 
-static int write_map(ckpt_out *o)
-{
-	uint64_t total;
-	char *text;
-	int rc;
-
-	if (count_bytes(o, &total) < 0 ||
-	    !(text = ckpt_keras_shards_json(o->like->container, o->names, total)))
-		return -1;
-	rc = ckpt_write_all(o->t.fd, text, strlen(text), ckpt_temp_name(&o->t));
-	free(text);
-	return rc;
-}
-
 static int shard_finish(ckpt_out *o, size_t k)
 {
 	return o->nst ? ckpt_stout_finish(o->st[k]) : ckpt_h5out_finish(o->part[k]);
 }
 
-static int shard_commit(ckpt_out *o, size_t k)
+static struct ckpt_temp *shard_temp(ckpt_out *o, size_t k)
 {
+	return o->nst ? ckpt_stout_tempfile(o->st[k]) : ckpt_h5out_tempfile(o->part[k]);
+}
+
+static int write_st_index(ckpt_out *o, int fd, const char *what, char *const *files);
+
+/* The set's map, naming its shards files[k]. */
+static int write_set_map(void *user, int fd, const char *what, char *const *files)
+{
+	ckpt_out *o = user;
+	char *text;
 	int rc;
 
-	if (o->nst) {
-		rc = ckpt_stout_commit(o->st[k]);
-		o->st[k] = NULL;
-	} else {
-		rc = ckpt_h5out_commit(o->part[k]);
-		o->part[k] = NULL;
-	}
+	if (o->nst)
+		return write_st_index(o, fd, what, files);
+	if (!(text = ckpt_keras_shards_json(o->like->container, files, o->total)))
+		return -1;
+	rc = ckpt_write_all(fd, text, strlen(text), what);
+	free(text);
 	return rc;
 }
 
-static int write_st_index(ckpt_out *o);
+/* The names this output gives shards, for any count of them, also as the
+ * temporaries .NAME.XXXXXX: NAME-0000k-of-0000n.safetensors (Hugging
+ * Face), NAME_0000k.weights.h5 (Keras). */
+static int own_shard_name(void *user, const char *file)
+{
+	const ckpt_out *o = user;
+	const char *tail = o->nst ? "-[0-9][0-9][0-9][0-9][0-9]-of-[0-9][0-9][0-9][0-9][0-9]"
+	                            ".safetensors"
+	                          : "_[0-9][0-9][0-9][0-9][0-9].weights.h5";
+	size_t n = strlen(file), stem = strlen(o->stem);
+	char name[4096];
 
-/* The shards into place, then the map: a reader that follows the map never
- * finds a shard missing.  If one cannot be moved, those already in place
- * are removed again. */
+	if (file[0] == '.' && n > 8 && file[n - 7] == '.') /* a temporary */
+		snprintf(name, sizeof name, "%.*s", (int)(n - 8), file + 1);
+	else
+		snprintf(name, sizeof name, "%s", file);
+	return strncmp(name, o->stem, stem) == 0 && fnmatch(tail, name + stem, 0) == 0;
+}
+
+/* A set of shards and its map, one commit (commit.h). */
 static int commit_set(ckpt_out *o)
 {
-	size_t n = o->nst ? o->nst : o->nparts, done = 0;
-	int rc = 0;
+	size_t n = o->nst ? o->nst : o->nparts;
+	struct ckpt_temp **temps = calloc(n + 1, sizeof *temps);
+	struct ckpt_set_commit c = {&o->t, temps, n, write_set_map, own_shard_name, o};
+	int rc = temps ? 0 : ckpt_seterr("%s: out of memory", ckpt_temp_name(&o->t));
 
-	for (size_t k = 0; k < n && rc == 0; k++)
-		rc = shard_finish(o, k);
-	if (rc == 0)
-		rc = o->nst ? write_st_index(o) : write_map(o);
 	for (size_t k = 0; k < n && rc == 0; k++) {
-		rc = shard_commit(o, k);
-		done += rc == 0;
+		rc = shard_finish(o, k);
+		temps[k] = shard_temp(o, k);
 	}
-	if (rc == 0)
-		rc = ckpt_temp_commit(&o->t);
-	if (rc < 0) /* the shards already in place go again */
-		while (done-- > 0)
-			unlink(o->names[done]);
+	if (rc == 0 && !o->nst)
+		rc = count_bytes(o, &o->total);
+	rc = rc == 0 ? ckpt_set_commit(&c) : -1;
+	free(temps);
 	return rc;
 }
 
@@ -398,7 +447,7 @@ static int commit_archive(ckpt_out *o)
 }
 
 /* A Hugging Face set's map. */
-static int write_st_index(ckpt_out *o)
+static int write_st_index(ckpt_out *o, int fd, const char *what, char *const *files)
 {
 	const json_t *base = o->owner ? NULL : o->like->container->wrapping->json;
 	json_t *root = base ? json_deep_copy(base) : json_object(), *map = json_object(), *meta;
@@ -407,9 +456,7 @@ static int write_st_index(ckpt_out *o)
 	int rc = -1;
 
 	for (size_t k = 0; root && map && k < o->nst; k++) {
-		const char *file = strrchr(o->names[k], '/') ? strrchr(o->names[k], '/') + 1
-		                                               : o->names[k];
-		const char *t;
+		const char *file = files[k], *t;
 
 		total += ckpt_stout_bytes(o->st[k]);
 		for (size_t i = 0; (t = ckpt_stout_tensor(o->st[k], i)); i++)
@@ -424,11 +471,11 @@ static int write_st_index(ckpt_out *o)
 		goto out;
 	/* as transformers writes it: json.dumps(index, indent=2, sort_keys=True) + "\n" */
 	if ((text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS)))
-		rc = ckpt_write_all(o->t.fd, text, strlen(text), ckpt_temp_name(&o->t)) < 0 ||
-		     ckpt_write_all(o->t.fd, "\n", 1, ckpt_temp_name(&o->t)) < 0 ? -1 : 0;
+		rc = ckpt_write_all(fd, text, strlen(text), what) < 0 ||
+		     ckpt_write_all(fd, "\n", 1, what) < 0 ? -1 : 0;
 out:
 	if (rc < 0 && !text)
-		ckpt_seterr("%s: out of memory", ckpt_temp_name(&o->t));
+		ckpt_seterr("%s: out of memory", what);
 	free(text);
 	json_decref(map);
 	json_decref(root);
@@ -440,7 +487,8 @@ int ckpt_out_commit(ckpt_out *o)
 	int rc;
 
 	if (o->nst && o->kind != CKPT_SAFETENSORS_SHARDS) {
-		rc = shard_commit(o, 0);
+		rc = ckpt_stout_commit(o->st[0]);
+		o->st[0] = NULL;
 		out_free(o);
 		return rc;
 	}

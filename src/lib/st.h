@@ -68,6 +68,8 @@ const char *ckpt_stout_tensor(const struct ckpt_stout *o, size_t i);
 
 /* Finish and move into place; frees o. */
 int ckpt_stout_commit(struct ckpt_stout *o);
+/* The finished file's temporary, for a commit of several (commit.h). */
+struct ckpt_temp *ckpt_stout_tempfile(struct ckpt_stout *o);
 void ckpt_stout_abort(struct ckpt_stout *o);
 
 /* Writing one variable's values, given as mem (CKPT_OTHER: as stored). */

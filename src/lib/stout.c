@@ -281,6 +281,11 @@ const char *ckpt_stout_tensor(const struct ckpt_stout *o, size_t i)
 	return i < o->n ? o->d[i].name : NULL;
 }
 
+struct ckpt_temp *ckpt_stout_tempfile(struct ckpt_stout *o)
+{
+	return &o->t;
+}
+
 int ckpt_stout_commit(struct ckpt_stout *o)
 {
 	int rc = ckpt_stout_finish(o);

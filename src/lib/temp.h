@@ -4,6 +4,7 @@
 #ifndef CKPT_TEMP_H
 #define CKPT_TEMP_H
 
+#include <signal.h>
 #include <stddef.h>
 
 /* A temporary file on its way to a target: what every output (ckpt_out,
@@ -13,6 +14,7 @@ struct ckpt_temp {
 	char *tmp;      /* the temporary file being written, or NULL */
 	int stream;     /* target is a device or FIFO: written, not replaced */
 	int force;
+	int sync;       /* on the disk (fsync) before it is moved into place */
 	int fd;         /* open on tmp (or 1), or -1 */
 	int slot;       /* index in the signal handler's list */
 };
@@ -27,6 +29,20 @@ int ckpt_temp_open(struct ckpt_temp *t, const char *target, int force, int via_t
 /* Close the temporary and put it in place; it is gone afterwards either
  * way. */
 int ckpt_temp_commit(struct ckpt_temp *t);
+
+/* Close the finished temporary and keep it under its own name: the path
+ * is returned (malloc'd; it is no longer removed on exit or signals) and t
+ * released.  NULL on a write error, the temporary then removed. */
+char *ckpt_temp_keep(struct ckpt_temp *t);
+
+/* fsync fd, or the file at path when fd < 0; errno set on failure. */
+int ckpt_sync_path(int fd, const char *path);
+
+/* Hold the signals that would remove temporaries (the set sink.h lists)
+ * until ckpt_temp_release_signals(): a commit of several files is not cut
+ * in the middle by them. */
+void ckpt_temp_hold_signals(sigset_t *old);
+void ckpt_temp_release_signals(const sigset_t *old);
 
 /* Remove the temporary (if any) and free t's strings. */
 void ckpt_temp_release(struct ckpt_temp *t);
