@@ -203,6 +203,58 @@ static int set_meta(const char *key, const char *value, void *st)
 	return ckpt_stout_set_meta(st, key, value);
 }
 
+/* One file from a set of safetensors shards keeps the union of the
+ * shards' __metadata__ and the map's "metadata" (total_size aside, values
+ * that are not text as their JSON): the first value of a key wins, a
+ * conflict is warned of once. */
+static int set_metadata(const ckpt_out *o, const ckpt_file *set,
+                        int (*put)(const char *key, const char *value, void *user), void *user)
+{
+	size_t n, nkv;
+	ckpt_file *const *parts = ckpt_parts(set, &n);
+	json_t *seen = json_object(), *meta, *val;
+	const char *key, *clash = NULL;
+	size_t clashes = 0;
+	int rc = seen ? 0 : ckpt_seterr("out of memory");
+
+	for (size_t k = 0; k <= n && rc == 0; k++) {
+		json_t *kvs = json_object();
+		const char *const *kv = k < n ? ckpt_st_metadata(parts[k], &nkv) : NULL;
+
+		for (size_t i = 0; kv && kvs && i < nkv; i++)
+			json_object_set_new(kvs, kv[2 * i], json_string(kv[2 * i + 1]));
+		meta = k == n ? json_object_get(set->container->wrapping->json, "metadata") : kvs;
+		json_object_foreach(json_is_object(meta) ? meta : NULL, key, val) {
+			char *text = json_is_string(val) ? strdup(json_string_value(val))
+			             : json_dumps(val, JSON_COMPACT | JSON_ENCODE_ANY);
+			json_t *had = json_object_get(seen, key);
+
+			if (k == n && strcmp(key, "total_size") == 0) {
+				free(text);
+				continue;
+			}
+			if (!text)
+				rc = ckpt_seterr("out of memory");
+			else if (had && strcmp(json_string_value(had), text) != 0 && !clashes++)
+				clash = key;
+			else if (!had && (json_object_set_new(seen, key, json_string(text)) < 0 ||
+			                  put(key, text, user) < 0))
+				rc = -1;
+			free(text);
+			if (rc < 0)
+				break;
+		}
+		if (clashes == 1 && clash) {
+			ckpt_warnf("%s: metadata '%s' differs between the files of %s: the first "
+			           "value kept", out_name(o), clash, set->name);
+			clash = NULL;
+		}
+		json_decref(kvs);
+	}
+	json_decref(seen);
+	return rc;
+}
+
 static int keep_metadata(ckpt_out *o, size_t k)
 {
 	size_t n = 0;
@@ -213,6 +265,9 @@ static int keep_metadata(ckpt_out *o, size_t k)
 
 	if (!like)
 		return 0;
+	if (parts && o->kind != CKPT_SAFETENSORS_SHARDS &&
+	    ckpt_file_format(like) == CKPT_FORMAT_SAFETENSORS)
+		return set_metadata(o, o->like, set_meta, o->st[k]);
 	if (ckpt_file_format(like) == CKPT_FORMAT_HDF5) {
 		if ((others = ckpt_h5_root_strings(like, set_meta, o->st[k])) < 0)
 			return -1;
@@ -826,6 +881,11 @@ static int copy_flat(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, voi
 	return rc;
 }
 
+static int put_text(const char *key, const char *value, void *o)
+{
+	return ckpt_out_set_text(o, key, value);
+}
+
 int ckpt_copy_structure(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, void *user)
 {
 	size_t n;
@@ -838,6 +898,8 @@ int ckpt_copy_structure(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, 
 		return copy_flat(src, o, decide, user, 1);
 	if (!parts)
 		return ckpt_h5_copy_structure(src, ckpt_h5_out_fid(o, NULL), decide, user);
+	if (o->nparts == 1 && ckpt_file_format(parts[0]) == CKPT_FORMAT_SAFETENSORS)
+		rc = set_metadata(o, src, put_text, o);
 	/* shard k into the output's shard k, or all into one file */
 	for (size_t k = 0; k < n && rc == 0; k++) {
 		struct in_part p = {src, src->container->wrapping->union_index[k], parts[k],
@@ -847,7 +909,7 @@ int ckpt_copy_structure(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, 
 
 		rc = ckpt_file_format(parts[k]) == CKPT_FORMAT_HDF5
 		         ? ckpt_h5_copy_structure(parts[k], dst, decide_in_part, &p)
-		         : copy_flat(parts[k], o, decide_in_part, &p, k == 0 || o->nparts > 1);
+		         : copy_flat(parts[k], o, decide_in_part, &p, o->nparts > 1);
 	}
 	return rc;
 }

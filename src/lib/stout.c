@@ -128,6 +128,11 @@ int ckpt_stout_declare(struct ckpt_stout *o, const char *name, const ckpt_var *l
 		                   ckpt_stout_name(o), name);
 	if (find(o, name))
 		return ckpt_seterr("%s: variable '%s' made twice", ckpt_stout_name(o), name);
+	if (strcmp(name, "__metadata__") == 0)
+		return ckpt_seterr("%s: variable '__metadata__': safetensors keeps its metadata under "
+		                   "that name (rename the variable: ckpt-merge --add --rename "
+		                   "__metadata__=NEW onto an empty base)",
+		                   ckpt_stout_name(o));
 	if (o->n == o->cap) {
 		size_t cap = o->cap ? 2 * o->cap : 64;
 		struct stdecl *nd = realloc(o->d, cap * sizeof *nd);
@@ -242,6 +247,13 @@ static int fix_layout(struct ckpt_stout *o)
 		return ckpt_seterr("%s: out of memory", ckpt_stout_name(o));
 	n = strlen(text);
 	pad = (8 - (8 + n) % 8) % 8;
+	if (n + pad > CKPT_ST_MAX_HEADER) {
+		free(text);
+		return ckpt_seterr("%s: the header would take %zu bytes, over the %u safetensors "
+		                   "readers accept (%zu tensors): write a sharded set "
+		                   "(NAME.safetensors.index.json; ckpt-merge --split) or HDF5",
+		                   ckpt_stout_name(o), n + pad, CKPT_ST_MAX_HEADER, o->n);
+	}
 	for (int i = 0; i < 8; i++)
 		len8[i] = (char)((uint64_t)(n + pad) >> (8 * i));
 	o->data = 8 + n + pad;
