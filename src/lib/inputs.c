@@ -111,8 +111,8 @@ static int read_members(struct archive *a, const char *shown, struct members *ms
 
 		ms->zip = ms->zip || (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) ==
 		                     ARCHIVE_FORMAT_ZIP;
-		if (archive_entry_filetype(e) != AE_IFREG)
-			continue;
+		/* directories and links are kept (a .keras output writes them
+		 * again), their bytes not read */
 		if (!(m = realloc(ms->m, (ms->n + 1) * sizeof *m)))
 			return ckpt_seterr("%s: out of memory", shown);
 		ms->m = m;
@@ -121,6 +121,8 @@ static int read_members(struct archive *a, const char *shown, struct members *ms
 		if (!m->entry)
 			return ckpt_seterr("%s: out of memory", shown);
 		ms->n++;
+		if (archive_entry_filetype(e) != AE_IFREG)
+			continue;
 		if (!(name = malloc(strlen(shown) + strlen(member_name(m)) + 2)))
 			return ckpt_seterr("%s: out of memory", shown);
 		sprintf(name, "%s:%s", shown, member_name(m));
@@ -158,6 +160,41 @@ static ckpt_file *open_member(const char *shown, struct ckpt_member *m, ckpt_con
 	return f;
 }
 
+static int is_regular(const struct ckpt_member *m)
+{
+	return archive_entry_filetype(m->entry) == AE_IFREG;
+}
+
+static int shadowed(const struct members *ms, size_t i)
+{
+	for (size_t j = i + 1; j < ms->n; j++)
+		if (strcmp(member_name(&ms->m[i]), member_name(&ms->m[j])) == 0)
+			return 1;
+	return 0;
+}
+
+/* A zip read by Python's zipfile, as Keras reads it, gives a name the last
+ * member of that name: the earlier ones (an archive appended to) are
+ * dropped, with one warning naming the first such name. */
+static void drop_shadowed(const char *shown, struct members *ms)
+{
+	size_t kept = 0, dropped = 0;
+
+	for (size_t i = 0; i < ms->n; i++) {
+		if (!shadowed(ms, i)) {
+			ms->m[kept++] = ms->m[i];
+			continue;
+		}
+		if (!dropped++)
+			ckpt_warnf("%s: member '%s' is in the archive more than once: the last "
+			           "one read, as Keras reads it, and kept", shown,
+			           member_name(&ms->m[i]));
+		archive_entry_free(ms->m[i].entry);
+		free(ms->m[i].data);
+	}
+	ms->n = kept;
+}
+
 /* A Keras archive is one checkpoint, its model.weights.h5; the other
  * members are kept for an output that is to be a .keras archive too. */
 static int open_keras(const char *shown, struct members *ms, ckpt_file ***files, size_t *n)
@@ -166,7 +203,9 @@ static int open_keras(const char *shown, struct members *ms, ckpt_file ***files,
 	size_t k = 0;
 	ckpt_file *f;
 
-	while (k < ms->n && strcmp(member_name(&ms->m[k]), CKPT_KERAS_WEIGHTS) != 0)
+	drop_shadowed(shown, ms);
+	while (k < ms->n && (!is_regular(&ms->m[k]) ||
+	                     strcmp(member_name(&ms->m[k]), CKPT_KERAS_WEIGHTS) != 0))
 		k++;
 	if (k == ms->n)
 		return ckpt_seterr("%s: a Keras archive without %s", shown, CKPT_KERAS_WEIGHTS);
@@ -215,7 +254,7 @@ static int open_members(struct archive *a, const char *shown, ckpt_file ***files
 	for (size_t i = 0; i < ms.n && rc == 0; i++) {
 		ckpt_file *f;
 
-		if (!image_is_checkpoint(ms.m[i].data, ms.m[i].size))
+		if (!is_regular(&ms.m[i]) || !image_is_checkpoint(ms.m[i].data, ms.m[i].size))
 			continue;
 		if (!(f = open_member(shown, &ms.m[i], CKPT_ARCHIVE_MEMBER)) ||
 		    append(files, n, f) < 0)
