@@ -17,11 +17,30 @@ struct attr_copy {
 	int failed;
 };
 
+/* The type an attribute of type t is made with in dst: a committed type
+ * of the source is the output's type of the same path, or, where that is
+ * not made yet (attributes of the root come first), a transient copy -
+ * never the source file's, which HDF5 would refer to by its address in
+ * the wrong file. */
+static hid_t attr_type_like(hid_t t, hid_t dst)
+{
+	char path[1024];
+	hid_t named;
+
+	if (H5Tcommitted(t) <= 0)
+		return H5Tcopy(t);
+	if (H5Iget_name(t, path, sizeof path) > 0 && H5Oexists_by_name(dst, path, H5P_DEFAULT) > 0 &&
+	    (named = H5Topen2(dst, path, H5P_DEFAULT)) >= 0)
+		return named;
+	H5Eclear2(H5E_DEFAULT);
+	return H5Tcopy(t);
+}
+
 static herr_t copy_one_attr(hid_t loc, const char *name, const H5A_info_t *ai,
                             void *data)
 {
 	struct attr_copy *c = data;
-	hid_t a = -1, t = -1, sp = -1, b = -1;
+	hid_t a = -1, t = -1, ft = -1, sp = -1, b = -1;
 	hssize_t n;
 	void *buf = NULL;
 	int ok = 0;
@@ -39,9 +58,11 @@ static herr_t copy_one_attr(hid_t loc, const char *name, const H5A_info_t *ai,
 		goto out;
 	if (H5Aread(a, t, buf) < 0)
 		goto out;
-	b = H5Acreate2(c->dst, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+	if ((ft = attr_type_like(t, c->dst)) < 0)
+		goto out;
+	b = H5Acreate2(c->dst, name, ft, sp, H5P_DEFAULT, H5P_DEFAULT);
 	if (b < 0 && ckpt_h5_newer_format(c->dst))
-		b = H5Acreate2(c->dst, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+		b = H5Acreate2(c->dst, name, ft, sp, H5P_DEFAULT, H5P_DEFAULT);
 	if (b < 0 || H5Awrite(b, t, buf) < 0) {
 		H5Dvlen_reclaim(t, sp, H5P_DEFAULT, buf);
 		goto out;
@@ -58,6 +79,8 @@ out:
 		H5Aclose(b);
 	if (sp >= 0)
 		H5Sclose(sp);
+	if (ft >= 0)
+		H5Tclose(ft);
 	if (t >= 0)
 		H5Tclose(t);
 	if (a >= 0)
@@ -421,31 +444,32 @@ static int create_like(const ckpt_file *src, const ckpt_var *v, hid_t dst,
 	return rc;
 }
 
-/* H5Ocopy (for committed datatypes), with the toolkit's own attribute
- * copier (HDF5 1.10's crashes on dense attribute storage holding
- * variable-length strings, and cannot store attributes over 64 KiB in the
- * earliest format). */
-static int copy_object(hid_t src, const char *name, hid_t dst, const char *dst_name)
+/* A committed datatype: a copy of the type committed anew, then its
+ * attributes by the toolkit's copier.  (HDF5 1.10's H5Ocopy of a type
+ * leaves an object header that adding attributes then damages; its
+ * attribute copy crashes on dense storage holding variable-length
+ * strings.) */
+static int copy_datatype(hid_t src, const char *name, hid_t dst, const char *dst_name)
 {
-	hid_t ocpypl = H5Pcreate(H5P_OBJECT_COPY), so = -1, d = -1;
+	hid_t st = H5Topen2(src, name, H5P_DEFAULT), t = st >= 0 ? H5Tcopy(st) : -1, lcpl,
+	      d = -1;
 	int rc = -1;
 
-	if (ocpypl >= 0 &&
-	    H5Pset_copy_object(ocpypl, H5O_COPY_WITHOUT_ATTR_FLAG |
-	                               H5O_COPY_MERGE_COMMITTED_DTYPE_FLAG) >= 0 &&
-	    H5Ocopy(src, name, dst, dst_name, ocpypl, H5P_DEFAULT) >= 0 &&
-	    (so = H5Oopen(src, name, H5P_DEFAULT)) >= 0 &&
-	    (d = H5Oopen(dst, dst_name, H5P_DEFAULT)) >= 0) {
-		if (ckpt_h5_needs_dense_attrs(so))
+	if ((lcpl = H5Pcreate(H5P_LINK_CREATE)) >= 0 && H5Pset_create_intermediate_group(lcpl, 1) >= 0 &&
+	    t >= 0 && H5Tcommit2(dst, dst_name, t, lcpl, H5P_DEFAULT, H5P_DEFAULT) >= 0 &&
+	    (d = H5Topen2(dst, dst_name, H5P_DEFAULT)) >= 0) {
+		if (ckpt_h5_needs_dense_attrs(st))
 			ckpt_h5_newer_format(dst);
-		rc = ckpt_copy_attrs(so, d, name);
+		rc = ckpt_copy_attrs(st, d, name);
 	}
 	if (d >= 0)
-		H5Oclose(d);
-	if (so >= 0)
-		H5Oclose(so);
-	if (ocpypl >= 0)
-		H5Pclose(ocpypl);
+		H5Tclose(d);
+	if (lcpl >= 0)
+		H5Pclose(lcpl);
+	if (t >= 0)
+		H5Tclose(t);
+	if (st >= 0)
+		H5Tclose(st);
 	return rc;
 }
 
@@ -511,7 +535,7 @@ static int copy_obj(const ckpt_file *src, const ckpt_obj *o, hid_t dst,
 	case CKPT_OBJ_GROUP:
 		return copy_group(src, dst, o->path, cur);
 	case CKPT_OBJ_DATATYPE:
-		if (copy_object(ckpt_h5_fid(src), o->path, dst, o->path) < 0)
+		if (copy_datatype(ckpt_h5_fid(src), o->path, dst, o->path) < 0)
 			return ckpt_seterr_h5("%s: datatype '%s': cannot copy", src->name,
 			                      o->path);
 		return 0;
