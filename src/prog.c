@@ -102,13 +102,42 @@ static void usage_line(void)
 }
 
 /* No exit handlers: HDF5's would try to flush a half-written output (on
- * a full disk it crashes doing so).  Remove it and stop. */
+ * a full disk it crashes doing so).  Remove it and stop.  Under MPI the
+ * ranks have agreed on the failure already; they leave together (one more
+ * agreement) without MPI_Finalize, which runs HDF5's shutdown and with it
+ * that same crash. */
 _Noreturn static void stop(void)
 {
 	fflush(stdout);
 	fflush(stderr);
 	ckpt_out_cleanup();
-	ckpt_par_end();
+	ckpt_par_leave();
+	_exit(EXIT_TROUBLE);
+}
+
+/* How long a failed rank of an MPI run waits for the others to agree:
+ * CKPT_MPI_STOP_WAIT seconds, 30 by default. */
+static double stop_wait(void)
+{
+	const char *s = getenv("CKPT_MPI_STOP_WAIT");
+	double t = s ? atof(s) : 0;
+
+	return t > 0 ? t : 30;
+}
+
+/* The others did not come: one is stuck in a collective call that went on
+ * without the failure.  This rank speaks (rank 0 first: the others give it
+ * a second, and are ended by its abort) and ends the run; the output's
+ * temporary, rank 0's, goes with the signal mpirun sends. */
+_Noreturn static void abandon(const char *text)
+{
+	if (ckpt_par_rank() != 0)
+		sleep(1);
+	message(text);
+	fflush(stderr);
+	ckpt_out_cleanup();
+	ckpt_out_cleanup_shared();
+	ckpt_par_abort(EXIT_TROUBLE);
 	_exit(EXIT_TROUBLE);
 }
 
@@ -121,8 +150,8 @@ _Noreturn static void fail(const char *text, int with_usage)
 	int own = !ckpt_par_stopped();
 
 	progress_end();
-	if (own)
-		ckpt_par_all_ok(0);
+	if (own && ckpt_par_fail_within(stop_wait()) < 0)
+		abandon(text);
 	ckpt_par_first_failure(text, own, first, sizeof first);
 	if (ckpt_par_rank() == 0) {
 		message(first);

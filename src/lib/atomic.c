@@ -60,6 +60,19 @@ void ckpt_temp_release_signals(const sigset_t *old)
 	sigprocmask(SIG_SETMASK, old, NULL);
 }
 
+static char shared_tmp[4096];
+
+void ckpt_out_note_shared(const char *tmp)
+{
+	snprintf(shared_tmp, sizeof shared_tmp, "%s", tmp);
+}
+
+void ckpt_out_cleanup_shared(void)
+{
+	if (shared_tmp[0])
+		unlink(shared_tmp);
+}
+
 static int track(char *path)
 {
 	static int installed;

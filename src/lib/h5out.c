@@ -2,6 +2,7 @@
  * variables created and written region by region, committed atomically. */
 #include "h5.h"
 #include "par.h"
+#include "sink.h"
 #include "temp.h"
 #include "err.h"
 
@@ -291,6 +292,7 @@ struct ckpt_h5out *ckpt_h5out_share(struct ckpt_h5out *o)
 		o->t.fd = o->t.slot = -1;
 		if (!(o->t.target = strdup(names)))
 			ok = ckpt_seterr("out of memory") + 1;
+		ckpt_out_note_shared(names + strlen(names) + 1);
 	}
 	if (!ckpt_par_all_ok(ok)) {
 		free(names);

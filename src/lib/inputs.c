@@ -377,10 +377,71 @@ static int read_stdin(void **buf, size_t *size)
 	return ok ? 0 : -1;
 }
 
+/* What identifies the file under path on one machine: size, modification
+ * time, and a digest (FNV-1a) of its first and last 64 KiB. */
+struct file_sig {
+	uint64_t size, sec, nsec, digest;
+};
+
+static void digest_at(int fd, off_t at, uint64_t *h)
+{
+	static unsigned char buf[1 << 16];
+	ssize_t got = pread(fd, buf, sizeof buf, at);
+
+	for (ssize_t i = 0; i < got; i++)
+		*h = (*h ^ buf[i]) * 0x100000001b3u;
+}
+
+static void file_sig(const char *path, struct file_sig *s)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+
+	memset(s, 0, sizeof *s);
+	s->size = UINT64_MAX; /* not there */
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0) {
+		s->size = (uint64_t)st.st_size;
+		s->sec = (uint64_t)st.st_mtim.tv_sec;
+		s->nsec = (uint64_t)st.st_mtim.tv_nsec;
+		s->digest = 0xcbf29ce484222325u;
+		digest_at(fd, 0, &s->digest);
+		if (st.st_size > 1 << 16)
+			digest_at(fd, st.st_size - (1 << 16), &s->digest);
+	}
+	close(fd);
+}
+
+/* Under MPI every rank must read the same file under path (the disks of
+ * nodes may differ): its signature is compared with rank 0's.  A rank
+ * that differs returns its own error for the program to report (par.h);
+ * the others agree on it.  Collective. */
+static int same_on_every_rank(const char *path)
+{
+	struct file_sig mine, first;
+
+	if (!ckpt_par_on() || strcmp(path, "-") == 0)
+		return 0;
+	file_sig(path, &mine);
+	first = mine;
+	if (ckpt_par_bcast(&first, sizeof first) < 0)
+		return -1;
+	if (memcmp(&first, &mine, sizeof mine) != 0)
+		return ckpt_seterr("%s: rank %d sees another file under this name than rank 0 "
+		                   "(%s differ): every rank must read the same inputs", path,
+		                   ckpt_par_rank(),
+		                   first.size != mine.size ? "sizes"
+		                   : first.digest != mine.digest ? "contents" : "modification times");
+	return ckpt_par_all_ok(1) ? 0 : ckpt_seterr("%s: stopped: another rank failed", path);
+}
+
 int ckpt_open_inputs(const char *path, ckpt_file ***files, size_t *n)
 {
 	ckpt_file *f;
 
+	if (same_on_every_rank(path) < 0)
+		return -1;
 	if (strcmp(path, "-") == 0) {
 		void *buf;
 		size_t size;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef CKPT_MPI
 #include <limits.h>
@@ -18,6 +19,11 @@ int ckpt_par_init(int *argc, char ***argv)
 	int started = 0;
 
 	MPI_Initialized(&started);
+	/* Open MPI: ROMIO for MPI-IO unless the user chose.  OMPIO prints its
+	 * own lines on a write error, and its collective writes leave ranks
+	 * waiting for each other on a full disk. */
+	if (!started)
+		setenv("OMPI_MCA_io", "^ompio", 0);
 	if (!started && MPI_Init(argc, argv) != MPI_SUCCESS)
 		return ckpt_seterr("MPI could not start");
 	/* errors are ours to report, as return codes */
@@ -41,12 +47,48 @@ int ckpt_par_all_ok(int ok)
 		return ok;
 	if (stopped) /* the others are on their way to the report */
 		return 0;
-	if (MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) !=
-	    MPI_SUCCESS)
+	/* nonblocking, as the agreement of a rank that failed is
+	 * (ckpt_par_fail_within): MPI matches collectives of one kind only */
+	MPI_Request req;
+
+	if (MPI_Iallreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req) !=
+	    MPI_SUCCESS || MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
 		all = 0;
 	if (!all)
 		stopped = 1;
 	return all;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int ckpt_par_fail_within(double seconds)
+{
+	const struct timespec ms = {0, 1000000};
+	MPI_Request req;
+	double end = now() + seconds;
+	int all = 0, done = 0;
+
+	if (!on || stopped)
+		return 0;
+	stopped = 1;
+	if (MPI_Iallreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req) !=
+	    MPI_SUCCESS)
+		return -1;
+	while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done && now() < end)
+		nanosleep(&ms, NULL);
+	return done ? 0 : -1; /* (the request is left: the run ends now) */
+}
+
+void ckpt_par_abort(int status)
+{
+	if (on)
+		MPI_Abort(MPI_COMM_WORLD, status);
 }
 
 /* What a rank tells rank 0 when the run stops: whether it failed on its
@@ -163,6 +205,13 @@ void ckpt_par_end(void)
 	on = 0;
 }
 
+void ckpt_par_leave(void)
+{
+	if (on)
+		MPI_Barrier(MPI_COMM_WORLD);
+	on = 0;
+}
+
 #else /* one rank of one */
 
 int ckpt_par_init(int *argc, char ***argv)
@@ -212,5 +261,8 @@ int ckpt_par_gather_bytes(const void *mine, size_t n, char **all, size_t *lens)
 }
 
 void ckpt_par_end(void) {}
+void ckpt_par_leave(void) {}
+int ckpt_par_fail_within(double seconds) { (void)seconds; return 0; }
+void ckpt_par_abort(int status) { (void)status; }
 
 #endif

@@ -31,6 +31,17 @@ int ckpt_par_size(void);
 int ckpt_par_all_ok(int ok);
 int ckpt_par_stopped(void);
 
+/* A rank that failed on its own agrees on it with the others, as
+ * ckpt_par_all_ok(0) does, but waits at most seconds: a rank still inside
+ * a collective call of HDF5 or MPI-IO that went on without an error (as
+ * a full disk can leave one in ROMIO's collective writes) never comes.
+ * -1 when the others did not come in time; the run must then end with
+ * ckpt_par_abort(). */
+int ckpt_par_fail_within(double seconds);
+
+/* End every rank of the run now, with status (MPI_Abort). */
+void ckpt_par_abort(int status);
+
 /* After a failed agreement, every rank calls this once with its message
  * (NULL or "" when it has none) and whether its failure is its own (not
  * just the agreement's answer); collective.  Rank 0 gets into buf the
@@ -56,5 +67,10 @@ int ckpt_par_gather_bytes(const void *mine, size_t n, char **all, size_t *lens);
 
 /* End MPI (MPI_Finalize); nothing collective may follow. */
 void ckpt_par_end(void);
+
+/* End a run that failed, the ranks having agreed on it: they meet once
+ * more, then leave without MPI_Finalize (which runs HDF5's shutdown, and
+ * that crashes on an output whose close failed, as on a full disk). */
+void ckpt_par_leave(void);
 
 #endif

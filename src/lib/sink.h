@@ -36,4 +36,10 @@ void ckpt_sink_abort(ckpt_sink *s);
  * exit; a program that stops at once with _exit() calls it first. */
 void ckpt_out_cleanup(void);
 
+/* Under MPI, ranks but the first write into the first rank's temporary:
+ * noted here, removed by ckpt_out_cleanup_shared() when the run is
+ * aborted (the first rank may be stuck and then killed). */
+void ckpt_out_note_shared(const char *tmp);
+void ckpt_out_cleanup_shared(void);
+
 #endif

@@ -19,7 +19,7 @@ pass=0 fail=0
 
 command -v mpirun >/dev/null || { echo "mpirun not installed (make deps)"; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/ckpt-mpi.XXXXXX") || exit 2
-trap 'rm -rf "$work"' EXIT INT TERM
+trap 'umount "$work/full" 2>/dev/null; rm -rf "$work"' EXIT INT TERM
 cd "$work" || exit 2
 
 ok() { pass=$((pass + 1)); echo "ok: $*"; }
@@ -30,7 +30,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 par() {
 	p=$1 prog=$2
 	shift 2
-	timeout 300 mpirun -q --oversubscribe -n "$p" "$M/$prog" "$@" <"${IN:-/dev/null}" >out 2>err
+	timeout 120 mpirun -q --oversubscribe -n "$p" "$M/$prog" "$@" <"${IN:-/dev/null}" >out 2>err
 	rc=$?
 }
 
@@ -111,17 +111,62 @@ fi
 # local disks would): it fails in the middle of collective writes.
 for r in 0 1 2; do
 	mkdir -p "rank$r"
-	cp a.h5 "rank$r/a.h5"
-	cp b.h5 "rank$r/b.h5"
+	cp -p a.h5 "rank$r/a.h5"
+	cp -p b.h5 "rank$r/b.h5"
 done
+# The damage is inside the file, its size and time those of the others'
+# copies: the ranks' check that they read the same files cannot see it.
 $PY "$top/tests/mpi/mkinputs.py" --damage rank1/b.h5 || exit 2
+$PY - b.h5 rank1/b.h5 <<'PY' || exit 2
+import sys
+good, bad = open(sys.argv[1], "rb").read(), bytearray(open(sys.argv[2], "rb").read())
+assert len(good) == len(bad)
+k = 1 << 16
+bad[:k], bad[-k:] = good[:k], good[-k:]
+assert bad != good
+open(sys.argv[2], "wb").write(bad)
+PY
+touch -r b.h5 rank1/b.h5
 cat >byrank.sh <<EOF
 #!/bin/sh
 cd "rank\$OMPI_COMM_WORLD_RANK" && exec "$M/ckpt-average" -o ../damaged.h5 a.h5 b.h5
 EOF
 timeout 300 mpirun -q --oversubscribe -n 3 sh byrank.sh >out 2>err
 rc=$?
-failed "bad input on one rank" "b.h5: .*(read|filter|decompress|zip|error)" damaged.h5
+failed "bad input on one rank" "b.h5: (.*(read error|filter|decompress|zip)|.*error)" damaged.h5
+grep -q "sees another file" err && bad "bad input on one rank: taken for another file"
+# Another file under the same name on one rank: refused before any work.
+cp -p c.h5 rank2/b.h5
+timeout 300 mpirun -q --oversubscribe -n 3 sh byrank.sh >out 2>err
+rc=$?
+failed "another file on one rank" "b.h5: rank 2 sees another file under this name than rank 0 \\((sizes|contents) differ\\)" damaged.h5
+
+# A full file system (a small tmpfs, where one can be mounted): every rank
+# stops, in bounded time (a rank left inside a collective write of ROMIO's
+# that went on without the error is waited for CKPT_MPI_STOP_WAIT seconds,
+# then the run is aborted), exit 2, no output and no temporary.
+mkdir -p full
+if mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
+	umount full
+	for size in 8k 16k 1m 4m 14m; do
+		for p in 1 2 3 4; do
+			mount -t tmpfs -o size=$size tmpfs full
+			CKPT_MPI_STOP_WAIT=5 par $p ckpt-average -o full/x.h5 a.h5 b.h5
+			if [ "$rc" -ne 2 ]; then
+				bad "full disk ($size), P=$p: exit $rc: $(tail -n 3 err)"
+			elif [ "$(ours ckpt-average)" -lt 1 ] || grep -v '^ckpt-average: ' err | grep -q .; then
+				bad "full disk ($size), P=$p: stderr: $(cat err)"
+			elif [ -n "$(ls -A full)" ]; then
+				bad "full disk ($size), P=$p: left $(ls -A full)"
+			else
+				ok "full disk ($size), P=$p"
+			fi
+			umount full
+		done
+	done
+else
+	echo "skip: full disk cases (no tmpfs can be mounted here)"
+fi
 
 # matches PROG ARGS...: the same standard output, standard error and exit
 # status as the serial program, for P = 1..4.
