@@ -63,17 +63,27 @@ out:
 	return rc;
 }
 
+/* A member's bytes from memory, in pieces: libarchive writes at most
+ * INT_MAX bytes a call (a 2 GiB asset was cut short). */
 static int write_member(struct archive *a, const struct ckpt_member *m)
 {
 	struct archive_entry *e = archive_entry_clone(m->entry);
+	const char *p = m->data;
+	size_t left = m->size;
 	int rc = 0;
 
 	if (!e)
 		return -1;
 	archive_entry_set_size(e, (la_int64_t)m->size);
-	if (archive_write_header(a, e) != ARCHIVE_OK ||
-	    (m->size && archive_write_data(a, m->data, m->size) != (la_ssize_t)m->size))
+	if (archive_write_header(a, e) != ARCHIVE_OK)
 		rc = -1;
+	while (rc == 0 && left > 0) {
+		size_t n = left < (1u << 20) ? left : 1u << 20;
+
+		if (archive_write_data(a, p, n) != (la_ssize_t)n)
+			rc = -1;
+		p += n, left -= n;
+	}
 	archive_entry_free(e);
 	return rc;
 }
