@@ -110,6 +110,35 @@ static void untrack(int slot)
 		pending[slot] = NULL;
 }
 
+/* ---- paths ------------------------------------------------------------------ */
+
+const char *ckpt_path_base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+char *ckpt_path_dir(const char *path)
+{
+	size_t n = (size_t)(ckpt_path_base(path) - path);
+	char *d = malloc(n + 1);
+
+	if (d)
+		snprintf(d, n + 1, "%s", path);
+	return d;
+}
+
+char *ckpt_path_join(const char *dir, const char *file)
+{
+	size_t n = strlen(dir) + strlen(file) + 1;
+	char *p = malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s%s", dir, file);
+	return p;
+}
+
 /* ---- temporaries ---------------------------------------------------------- */
 
 static char *temp_beside(const char *target)

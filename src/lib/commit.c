@@ -70,34 +70,6 @@ char **ckpt_set_map_files(const char *path)
 	return files;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
-/* The directory of path, with its slash ("" for the current one). */
-static char *dir_of(const char *path)
-{
-	size_t n = (size_t)(base_name(path) - path);
-	char *d = malloc(n + 1);
-
-	if (d)
-		snprintf(d, n + 1, "%s", path);
-	return d;
-}
-
-static char *join(const char *dir, const char *file)
-{
-	size_t n = strlen(dir) + strlen(file) + 1;
-	char *p = malloc(n);
-
-	if (p)
-		snprintf(p, n, "%s%s", dir, file);
-	return p;
-}
-
 /* The state of one commit. */
 struct run {
 	const struct ckpt_set_commit *c;
@@ -142,7 +114,7 @@ static int place_shards(struct run *r)
 		if (strv_has(r->old, r->names[k])) {
 			if (!(r->kept[k] = ckpt_temp_keep(t)))
 				return -1;
-			r->files[k] = strdup(base_name(r->kept[k]));
+			r->files[k] = strdup(ckpt_path_base(r->kept[k]));
 		} else {
 			if (!(r->placed[k] = strdup(t->target)))
 				return ckpt_seterr("%s: out of memory", t->target);
@@ -175,7 +147,7 @@ static void undo(struct run *r)
  * own name, over the old shard of that name (no map names it now). */
 static int link_own_name(const struct run *r, size_t k)
 {
-	char *target = join(r->dir, r->names[k]);
+	char *target = ckpt_path_join(r->dir, r->names[k]);
 	int rc = -1;
 
 	if (target && (unlink(target) == 0 || errno == ENOENT))
@@ -208,7 +180,7 @@ static void rename_kept(struct run *r)
 		rc = commit_map(r, &t);
 	r->files = temp_files;
 	for (k = 0; k < r->c->n; k++) {
-		char *other = r->kept[k] ? join(r->dir, rc == 0 ? base_name(r->kept[k])
+		char *other = r->kept[k] ? ckpt_path_join(r->dir, rc == 0 ? ckpt_path_base(r->kept[k])
 		                                                : r->names[k]) : NULL;
 
 		if (other) /* the name the committed map does not use */
@@ -221,7 +193,7 @@ static void rename_kept(struct run *r)
 	}
 	if (rc < 0)
 		ckpt_warnf("%s: written, but shards keep temporary names (%s, ...): %s", r->map,
-		           base_name(r->kept[first]), ckpt_errmsg());
+		           ckpt_path_base(r->kept[first]), ckpt_errmsg());
 }
 
 /* Whether path is another name of a file the map names now. */
@@ -233,7 +205,7 @@ static int names_a_shard(const struct run *r, const char *path)
 	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink < 2)
 		return 0;
 	for (size_t k = 0; k < r->c->n && !same; k++) {
-		char *shard = join(r->dir, r->files[k]);
+		char *shard = ckpt_path_join(r->dir, r->files[k]);
 
 		same = shard && stat(shard, &sh) == 0 && sh.st_dev == st.st_dev &&
 		       sh.st_ino == st.st_ino;
@@ -255,7 +227,7 @@ static void remove_stale_links(const struct run *r)
 		char *path;
 
 		if (e->d_name[0] != '.' || !r->c->own_name(r->c->user, e->d_name) ||
-		    !(path = join(r->dir, e->d_name)))
+		    !(path = ckpt_path_join(r->dir, e->d_name)))
 			continue;
 		if (names_a_shard(r, path))
 			unlink(path);
@@ -275,7 +247,7 @@ static void remove_old(const struct run *r)
 		char *path;
 
 		if (strchr(f, '/') || strv_has(r->files, f) || strv_has(r->names, f) ||
-		    !r->c->own_name(r->c->user, f) || !(path = join(r->dir, f)))
+		    !r->c->own_name(r->c->user, f) || !(path = ckpt_path_join(r->dir, f)))
 			continue;
 		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
 			unlink(path);
@@ -318,13 +290,13 @@ static int run_init(struct run *r, const struct ckpt_set_commit *c)
 	r->dirfd = -1;
 	if (!map)
 		return ckpt_seterr("a set cannot go to standard output");
-	if (!(r->map = strdup(map)) || !(r->dir = dir_of(map)) || !(r->names = calloc(n + 1, sizeof *r->names)) ||
+	if (!(r->map = strdup(map)) || !(r->dir = ckpt_path_dir(map)) || !(r->names = calloc(n + 1, sizeof *r->names)) ||
 	    !(r->files = calloc(n + 1, sizeof *r->files)) ||
 	    !(r->placed = calloc(n + 1, sizeof *r->placed)) ||
 	    !(r->kept = calloc(n + 1, sizeof *r->kept)))
 		return ckpt_seterr("%s: out of memory", map);
 	for (size_t k = 0; k < n; k++)
-		if (!(r->names[k] = strdup(base_name(c->shards[k]->target))))
+		if (!(r->names[k] = strdup(ckpt_path_base(c->shards[k]->target))))
 			return ckpt_seterr("%s: out of memory", map);
 	/* one commit of a set at a time in a directory: the old map read
 	 * under the lock is the one replaced */

@@ -3,6 +3,7 @@
  * sharded set (NAME.weights.json naming NAME_00000.weights.h5, ..., as
  * keras/src/saving/saving_lib.py's ShardedH5IOStore writes them). */
 #include "wrap.h"
+#include "temp.h"
 #include "backend.h"
 #include "err.h"
 
@@ -138,29 +139,6 @@ int ckpt_looks_like_json(const void *text, size_t len)
 	return len > 0 && *p == '{';
 }
 
-/* The directory of path, with its slash ("" for the current one). */
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	size_t n = slash ? (size_t)(slash - path) + 1 : 0;
-	char *d = malloc(n + 1);
-
-	if (d) {
-		memcpy(d, path, n);
-		d[n] = 0;
-	}
-	return d;
-}
-
-static char *join(const char *dir, const char *name)
-{
-	char *p = malloc(strlen(dir) + strlen(name) + 1);
-
-	if (p)
-		sprintf(p, "%s%s", dir, name);
-	return p;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -202,14 +180,14 @@ static int list_shards(const char *path, json_t *map, ckpt_container *c)
 static int open_shards(const char *path, ckpt_container *c)
 {
 	struct ckpt_wrapping *w = c->wrapping;
-	char *dir = dir_of(path);
+	char *dir = ckpt_path_dir(path);
 
 	if (!dir || !(w->part = calloc(c->nshards, sizeof *w->part))) {
 		free(dir);
 		return ckpt_seterr("%s: out of memory", path);
 	}
 	for (size_t k = 0; k < c->nshards; k++) {
-		char *p = join(dir, c->shards[k]);
+		char *p = ckpt_path_join(dir, c->shards[k]);
 
 		if (!p || !(w->part[k] = ckpt_open(p))) {
 			if (p)
@@ -463,13 +441,6 @@ char **ckpt_keras_shard_names(const char *target, size_t n)
 	return names;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /* Each value of the map names the output's shard in the place the base's
  * shard of that name had. */
 static int rename_shards(json_t *map, const ckpt_container *base, char *const *names)
@@ -482,7 +453,7 @@ static int rename_shards(json_t *map, const ckpt_container *base, char *const *n
 
 		while (k < base->nshards && strcmp(base->shards[k], json_string_value(val)) != 0)
 			k++;
-		if (k == base->nshards || json_string_set(val, base_name(names[k])) < 0)
+		if (k == base->nshards || json_string_set(val, ckpt_path_base(names[k])) < 0)
 			return -1;
 	}
 	return 0;

@@ -44,6 +44,13 @@ int ckpt_sync_path(int fd, const char *path);
 void ckpt_temp_hold_signals(sigset_t *old);
 void ckpt_temp_release_signals(const sigset_t *old);
 
+/* Paths: the last component; the directory with its slash ("" for the
+ * current one, malloc'd); dir and file joined (malloc'd).  NULL when out
+ * of memory. */
+const char *ckpt_path_base(const char *path);
+char *ckpt_path_dir(const char *path);
+char *ckpt_path_join(const char *dir, const char *file);
+
 /* Remove the temporary (if any) and free t's strings. */
 void ckpt_temp_release(struct ckpt_temp *t);
 
