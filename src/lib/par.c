@@ -39,26 +39,6 @@ int ckpt_par_rank(void) { return myrank; }
 int ckpt_par_size(void) { return nranks; }
 int ckpt_par_stopped(void) { return stopped; }
 
-int ckpt_par_all_ok(int ok)
-{
-	int all = ok ? 1 : 0;
-
-	if (!on)
-		return ok;
-	if (stopped) /* the others are on their way to the report */
-		return 0;
-	/* nonblocking, as the agreement of a rank that failed is
-	 * (ckpt_par_fail_within): MPI matches collectives of one kind only */
-	MPI_Request req;
-
-	if (MPI_Iallreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req) !=
-	    MPI_SUCCESS || MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-		all = 0;
-	if (!all)
-		stopped = 1;
-	return all;
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -67,22 +47,51 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int ckpt_par_fail_within(double seconds)
+/* The agreement: the minimum of ok over the ranks, waited for at most
+ * seconds (< 0: for ever).  Always nonblocking, so that a rank that waits
+ * with a deadline and one that does not take part in the same collective
+ * (MPI matches collectives of one kind only).  -1 when the time ran out
+ * (the request is left: the run ends then). */
+static int agree(int ok, double seconds)
 {
 	const struct timespec ms = {0, 1000000};
-	MPI_Request req;
 	double end = now() + seconds;
-	int all = 0, done = 0;
+	int all = ok ? 1 : 0, done = 0;
+	MPI_Request req;
 
+	if (MPI_Iallreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req) !=
+	    MPI_SUCCESS)
+		all = 0, done = 1;
+	else if (seconds < 0) {
+		if (MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			all = 0;
+		done = 1;
+	}
+	while (!done && MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done &&
+	       now() < end)
+		nanosleep(&ms, NULL);
+	if (!done)
+		return -1;
+	if (!all)
+		stopped = 1;
+	return all;
+}
+
+int ckpt_par_all_ok(int ok)
+{
+	if (!on)
+		return ok;
+	if (stopped) /* the others are on their way to the report */
+		return 0;
+	return agree(ok, -1);
+}
+
+int ckpt_par_fail_within(double seconds)
+{
 	if (!on || stopped)
 		return 0;
 	stopped = 1;
-	if (MPI_Iallreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &req) !=
-	    MPI_SUCCESS)
-		return -1;
-	while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done && now() < end)
-		nanosleep(&ms, NULL);
-	return done ? 0 : -1; /* (the request is left: the run ends now) */
+	return agree(0, seconds) < 0 ? -1 : 0;
 }
 
 void ckpt_par_abort(int status)

@@ -124,7 +124,18 @@ floor=$(awk -v a="$rd" -v b="$wr" 'BEGIN { print a + b }')
 row "floor: cat inputs + write output" "$floor" 0 "$floor"
 set -- $(measure "$B/bin/ckpt-average" -o "$W/avg.out" "$W"/b[0-3].safetensors)
 row "ckpt-average (safetensors)" "$1" "$2" "$floor"
-rm -f "$W/zero.out" "$W/avg.out"
+# the same values as sets of 4 shards, averaged into a set: the set commit
+# (shards and maps synced to the disk, then renamed) beside the same floor;
+# each run replaces the set the one before wrote, as -f does in a job
+for i in 0 1 2 3; do
+	[ -f "$W/s$i.safetensors.index.json" ] ||
+		"$B/bin/ckpt-merge" -q --split 4 --by size -o "$W/s$i.safetensors.index.json" \
+		    "$W/b$i.safetensors"
+done
+set -- $(measure "$B/bin/ckpt-average" -f -o "$W/avgset.safetensors.index.json" \
+    "$W"/s[0-3].safetensors.index.json)
+row "ckpt-average (safetensors sets, 4 shards)" "$1" "$2" "$floor"
+rm -f "$W/zero.out" "$W/avg.out" "$W"/avgset*
 
 echo "== 16-bit: four inputs of 64 Mi values each, float32 / float16 / bfloat16"
 for i in 0 1 2 3; do

@@ -1,0 +1,286 @@
+/* outcopy.c - a checkpoint's structure copied into an output (out.h):
+ * HDF5 into HDF5 through the HDF5 backend; formats without groups or
+ * attributes variable by variable; into safetensors what it can hold, the
+ * rest named in one warning; a set's metadata as one union. */
+#include "h5.h"
+#include "outint.h"
+#include "st.h"
+#include "wrap.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The union of a set's metadata, as ckpt_out_set_metadata() makes it. */
+struct meta_union {
+	json_t *seen;        /* key -> the value kept */
+	char *clash;         /* the first key whose values differ */
+	int (*put)(const char *key, const char *value, void *user);
+	void *user;
+};
+
+static int meta_take(struct meta_union *m, const char *key, const char *value)
+{
+	json_t *had = json_object_get(m->seen, key);
+
+	if (had) {
+		if (!m->clash && strcmp(json_string_value(had), value) != 0)
+			m->clash = strdup(key);
+		return 0;
+	}
+	if (json_object_set_new(m->seen, key, json_string(value)) < 0)
+		return ckpt_seterr("out of memory");
+	return m->put(key, value, m->user);
+}
+
+/* One file from a set of safetensors shards keeps the union of the
+ * shards' __metadata__ and the map's "metadata" (total_size aside, values
+ * that are not text as their JSON): the first value of a key wins, a
+ * conflict is warned of once. */
+int ckpt_out_set_metadata(const ckpt_out *o, const ckpt_file *set,
+                          int (*put)(const char *key, const char *value, void *user),
+                          void *user)
+{
+	struct meta_union m = {json_object(), NULL, put, user};
+	size_t n, nkv;
+	ckpt_file *const *parts = ckpt_parts(set, &n);
+	json_t *meta = json_object_get(set->container->wrapping->json, "metadata"), *val;
+	const char *key;
+	int rc = m.seen ? 0 : ckpt_seterr("out of memory");
+
+	for (size_t k = 0; k < n && rc == 0; k++) {
+		const char *const *kv = ckpt_st_metadata(parts[k], &nkv);
+
+		for (size_t i = 0; kv && i < nkv && rc == 0; i++)
+			rc = meta_take(&m, kv[2 * i], kv[2 * i + 1]);
+	}
+	json_object_foreach(rc == 0 && json_is_object(meta) ? meta : NULL, key, val) {
+		char *text = json_is_string(val) ? strdup(json_string_value(val))
+		             : json_dumps(val, JSON_COMPACT | JSON_ENCODE_ANY);
+
+		rc = !text ? ckpt_seterr("out of memory")
+		     : strcmp(key, "total_size") == 0 ? 0 : meta_take(&m, key, text);
+		free(text);
+		if (rc < 0)
+			break;
+	}
+	if (rc == 0 && m.clash)
+		ckpt_warnf("%s: metadata '%s' differs between the files of %s: the first value "
+		           "kept", ckpt_out_name(o), m.clash, set->name);
+	free(m.clash);
+	json_decref(m.seen);
+	return rc;
+}
+
+/* ---- copying from a checkpoint ------------------------------------------ */
+
+/* What a safetensors output cannot hold, said once: variables of types it
+ * has no name for, attributes (but the root's strings, its metadata), and
+ * links and named datatypes.  Groups need nothing: the names keep them. */
+struct left_out {
+	size_t vars, attrs, links;
+	const char *var, *attr, *link; /* the first of each */
+};
+
+static void count_left_out(const ckpt_file *src, const ckpt_out *o, struct left_out *l)
+{
+	l->attrs = o->root_attrs_left;
+	l->attr = l->attrs ? "/" : NULL;
+	for (size_t i = 0; i < src->nobjs; i++) {
+		const ckpt_obj *ob = &src->objs[i];
+		const char *path = ob->kind == CKPT_OBJ_VAR ? src->vars[ob->var].name : ob->path;
+
+		if (ob->nattrs && !l->attrs)
+			l->attr = path;
+		l->attrs += ob->nattrs;
+		if (ob->kind != CKPT_OBJ_GROUP && ob->kind != CKPT_OBJ_VAR && !l->links++)
+			l->link = path;
+	}
+}
+
+static void say_left_out(char *buf, size_t size, size_t n, const char *what,
+                         const char *of, const char *first)
+{
+	size_t at = strlen(buf);
+
+	if (n)
+		snprintf(buf + at, size - at, "%s%zu %s%s (%s'%s'%s)", at ? ", " : "", n, what,
+		         n == 1 ? "" : "s", of, first, n > 1 ? ", ..." : "");
+}
+
+static void warn_left_out(const ckpt_file *src, const ckpt_out *o, struct left_out *l)
+{
+	char list[1024] = "";
+
+	count_left_out(src, o, l);
+	say_left_out(list, sizeof list, l->vars, "non-numeric variable", "", l->var);
+	say_left_out(list, sizeof list, l->attrs, "attribute", "on ", l->attr);
+	say_left_out(list, sizeof list, l->links, "link", "", l->link);
+	if (list[0])
+		ckpt_warnf("%s: left out what safetensors cannot hold: %s",
+		           ckpt_out_name(o), list);
+}
+
+/* Into safetensors: the variables in src's order, declared, those copied
+ * whole read when the layout is fixed. */
+static int copy_into_st(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, void *user)
+{
+	struct left_out left = {0};
+	int rc = 0;
+
+	for (size_t i = 0; i < src->nvars && rc == 0; i++) {
+		const ckpt_var *v = &src->vars[i];
+		ckpt_copy_spec spec = {CKPT_OTHER, 0};
+		ckpt_copy_action act = decide(v, &spec, user);
+		ckpt_dtype t = act == CKPT_COPY_EMPTY && spec.dtype != CKPT_OTHER ? spec.dtype
+		                                                                 : v->dtype;
+
+		if (act == CKPT_COPY_SKIP)
+			continue;
+		if (t == v->dtype && !ckpt_st_storable(v)) {
+			if (!left.vars++)
+				left.var = v->name;
+			continue;
+		}
+		rc = ckpt_stout_declare(ckpt_out_st_for(o, v->name), v->name, v, t,
+		                        act == CKPT_COPY_WHOLE ? src : NULL,
+		                        act == CKPT_COPY_WHOLE ? v : NULL);
+	}
+	if (rc == 0)
+		warn_left_out(src, o, &left);
+	return rc;
+}
+
+/* A sharded base: the callback sees the union's variables. */
+struct in_part {
+	const ckpt_file *set;
+	const size_t *union_index;
+	const ckpt_file *part;
+	ckpt_copy_fn decide;
+	void *user;
+};
+
+static ckpt_copy_action decide_in_part(const ckpt_var *v, ckpt_copy_spec *spec, void *user)
+{
+	const struct in_part *p = user;
+
+	return p->decide(&p->set->vars[p->union_index[v - p->part->vars]], spec, p->user);
+}
+
+/* Values of variable v of src (a file of another format) into the output's
+ * variable dst_name, slab by slab. */
+static int copy_values(const ckpt_file *src, const ckpt_var *v, ckpt_out *o,
+                       const char *dst_name)
+{
+	ckpt_slab s;
+	ckpt_outvar *w;
+	ckpt_region r;
+	int rc;
+
+	if (!(w = ckpt_outvar_open(o, dst_name, v->dtype)))
+		return -1;
+	if (ckpt_slab_open(&s, src, v, CKPT_SLAB_BYTES) < 0) {
+		ckpt_outvar_close(w);
+		return -1;
+	}
+	while ((rc = ckpt_slab_next(&s)) > 0) {
+		ckpt_slab_region(&s, &r);
+		if ((rc = ckpt_outvar_write(w, &r, s.buf)) < 0)
+			break;
+	}
+	ckpt_slab_close(&s);
+	ckpt_outvar_close(w);
+	return rc;
+}
+
+/* A variable of a file of another format, created in the output. */
+static int create_from(const ckpt_file *src, const ckpt_var *v, ckpt_dtype t, ckpt_out *o,
+                       const char *dst_name)
+{
+	if (t == CKPT_OTHER)
+		return ckpt_seterr("%s: variable '%s': %s values cannot be stored in %s",
+		                   src->name, v->name, v->type, ckpt_h5_out_name(o, dst_name));
+	return ckpt_out_create_var(o, dst_name, t, v->rank, v->dims);
+}
+
+/* The metadata of a safetensors file: the root's string attributes. */
+static int copy_metadata(const ckpt_file *src, ckpt_out *o)
+{
+	size_t n;
+	const char *const *kv = ckpt_st_metadata(src, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (ckpt_out_set_text(o, kv[2 * i], kv[2 * i + 1]) < 0)
+			return -1;
+	return 0;
+}
+
+/* From a format without groups or attributes: the metadata (once in a
+ * file), the variables in order. */
+static int copy_flat(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, void *user,
+                     int with_metadata)
+{
+	int rc = with_metadata ? copy_metadata(src, o) : 0;
+
+	for (size_t i = 0; i < src->nvars && rc == 0; i++) {
+		const ckpt_var *v = &src->vars[i];
+		ckpt_copy_spec spec = {CKPT_OTHER, 0};
+		ckpt_copy_action act = decide(v, &spec, user);
+
+		if (act == CKPT_COPY_SKIP)
+			continue;
+		rc = create_from(src, v, act == CKPT_COPY_EMPTY && spec.dtype != CKPT_OTHER ?
+		                 spec.dtype : v->dtype, o, v->name);
+		if (rc == 0 && act == CKPT_COPY_WHOLE)
+			rc = copy_values(src, v, o, v->name);
+	}
+	return rc;
+}
+
+static int put_text(const char *key, const char *value, void *o)
+{
+	return ckpt_out_set_text(o, key, value);
+}
+
+int ckpt_copy_structure(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, void *user)
+{
+	size_t n;
+	ckpt_file *const *parts = ckpt_parts(src, &n);
+	int rc = 0;
+
+	if (o->nst)
+		return copy_into_st(src, o, decide, user);
+	if (!parts && ckpt_file_format(src) != CKPT_FORMAT_HDF5)
+		return copy_flat(src, o, decide, user, 1);
+	if (!parts)
+		return ckpt_h5_copy_structure(src, ckpt_h5_out_fid(o, NULL), decide, user);
+	if (o->nparts == 1 && ckpt_file_format(parts[0]) == CKPT_FORMAT_SAFETENSORS)
+		rc = ckpt_out_set_metadata(o, src, put_text, o);
+	/* shard k into the output's shard k, or all into one file */
+	for (size_t k = 0; k < n && rc == 0; k++) {
+		struct in_part p = {src, src->container->wrapping->union_index[k], parts[k],
+		                    decide, user};
+
+		hid_t dst = ckpt_h5out_fid(o->part[o->nparts > 1 ? k : 0]);
+
+		rc = ckpt_file_format(parts[k]) == CKPT_FORMAT_HDF5
+		         ? ckpt_h5_copy_structure(parts[k], dst, decide_in_part, &p)
+		         : copy_flat(parts[k], o, decide_in_part, &p, o->nparts > 1);
+	}
+	return rc;
+}
+
+int ckpt_copy_var(const ckpt_file *src, const ckpt_var *v, ckpt_out *o, const char *dst_name)
+{
+	const ckpt_file *pf;
+	const ckpt_var *pv;
+
+	if (o->nst)
+		return ckpt_stout_declare(ckpt_out_st_for(o, dst_name), dst_name, v, v->dtype, src, v);
+	ckpt_part_of(src, v, &pf, &pv);
+	if (ckpt_file_format(pf) != CKPT_FORMAT_HDF5)
+		return create_from(pf, pv, pv->dtype, o, dst_name) < 0 ? -1
+		                                                     : copy_values(pf, pv, o, dst_name);
+	return ckpt_h5_copy_var(pf, pv, ckpt_h5_out_fid(o, dst_name), dst_name);
+}

@@ -1,0 +1,55 @@
+/* outint.h - (internal to libckpt) the parts of an output (out.h) that
+ * its three files share: out.c (opening, variables, commit), outset.c
+ * (sets of shards: names, commit) and outcopy.c (a checkpoint's structure
+ * copied in). */
+#ifndef CKPT_OUTINT_H
+#define CKPT_OUTINT_H
+
+#include "out.h"
+#include "temp.h"
+
+#include <stdint.h>
+
+/* Hugging Face's shard names: NAME.safetensors.index.json lists
+ * NAME-00001-of-0000n.safetensors, ... */
+#define CKPT_ST_INDEX_SUFFIX ".safetensors.index.json"
+
+struct ckpt_out {
+	ckpt_container_kind kind;
+	struct ckpt_stout **st;    /* safetensors files: one, or a shard each; */
+	size_t nst;
+	struct ckpt_h5out **part;  /* the HDF5 files: one, or a shard each */
+	size_t nparts;
+	const ckpt_file *like;
+	uint64_t root_attrs_left;  /* safetensors from HDF5: not strings */
+	uint64_t total;            /* a Keras set: bytes of values */
+	const size_t *owner;       /* a new set: each variable's shard, */
+	size_t nshards;            /* of this many */
+	char **names;              /* a sharded set: its shard files */
+	char *stem;                /* and their names' common start */
+	struct ckpt_temp t;        /* containers: the archive or the map */
+};
+
+/* The file of the output that holds name (index into st or part), and its
+ * safetensors file; the output's name for messages. */
+size_t ckpt_out_part_for(const ckpt_out *o, const char *name);
+struct ckpt_stout *ckpt_out_st_for(const ckpt_out *o, const char *name);
+const char *ckpt_out_name(const ckpt_out *o);
+
+/* A set's map given as target (its temporary opened, links followed):
+ * the path its shards are named after; sets o->stem.  malloc'd. */
+char *ckpt_out_set_path(ckpt_out *o, const char *target, const char *suffix);
+
+/* The n shard names of a Hugging Face set written to target, NULL-ended. */
+char **ckpt_out_st_shard_names(const char *target, size_t n);
+
+/* Finish the shards and commit them with the map (commit.h). */
+int ckpt_out_commit_set(ckpt_out *o);
+
+/* The union of the metadata of a set of safetensors shards and its map,
+ * each key once (the first value), handed to put. */
+int ckpt_out_set_metadata(const ckpt_out *o, const ckpt_file *set,
+                          int (*put)(const char *key, const char *value, void *user),
+                          void *user);
+
+#endif
