@@ -199,6 +199,20 @@ static inline int all_zero(const double *v, size_t n)
 	return acc == 0;
 }
 
+/* Whether v[0..n) are all finite (in a form that vectorises). */
+static inline int all_finite(const double *v, size_t n)
+{
+	uint64_t acc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t b;
+
+		memcpy(&b, &v[i], sizeof b);
+		acc |= (b & UINT64_C(0x7ff0000000000000)) == UINT64_C(0x7ff0000000000000);
+	}
+	return acc == 0;
+}
+
 /* The exact sums hi[i] + lo[i], divided by d, as doubles into hi: rounded
  * to nearest for float64, to odd for a narrower type (so that rounding it
  * into that type is the one rounding of the exact value: 53 bits are more
@@ -227,12 +241,14 @@ static inline void finish(double *hi, double *lo, size_t n, struct divisor d, in
 		s = l == 0 ? h : s;
 		e = l == 0 ? 0 : e;
 		/* q + r/n: q the rounded quotient, so r = s + e - q n is exact
-		 * (q n = p + pe by two_prod; s - p is exact, p being close to s);
-		 * r (1/n) only decides the last rounding */
+		 * when it is a multiple of ulp(q) / 2, a tie (q n = p + pe by
+		 * two_prod; s - p is exact, p being close to s); r / n (a
+		 * division, exact at a tie, where r * (1/n) need not be) only
+		 * decides the last rounding */
 		q = s / d.n.w;
 		p = two_prod(d.n, q, 0, &pe);
 		r = ((s - p) - pe) + e;
-		t = two_sum(q, r * d.inv, &qe);
+		t = two_sum(q, r / d.n.w, &qe);
 		s = r == 0 ? q : t;
 		lo[i] = r == 0 ? 0 : qe;
 		hi[i] = fabs(h) <= DBL_MAX ? s : h;
@@ -293,11 +309,208 @@ static double rescaled(const ckpt_combine *c, const void *const *in, size_t i)
 	return ldexp(hi, 64);
 }
 
+/* ---- the exact mean, where the double-double cannot decide ----------- */
+
+/* Every finite double is an integer multiple of 2^-1074: the sum of the
+ * inputs is an integer of at most 2150 bits (plus the bits of n), held in
+ * two's complement. */
+#define LIMBS 36
+
+struct fixed {
+	uint64_t w[LIMBS]; /* least significant first */
+};
+
+/* f += m 2^shift (m < 2^64, shift < 64 (LIMBS - 2)), or f -= it */
+static void fixed_add(struct fixed *f, uint64_t m, int shift, int negative)
+{
+	unsigned __int128 v = (unsigned __int128)m << (shift % 64);
+	uint64_t part[2] = {(uint64_t)v, (uint64_t)(v >> 64)};
+	unsigned carry = 0;
+
+	for (int i = shift / 64, k = 0; i < LIMBS; i++, k++) {
+		uint64_t a = k < 2 ? part[k] : 0, old = f->w[i], s;
+
+		if (negative) { /* subtract a and the borrow */
+			s = old - a - carry;
+			carry = old < a || (old == a && carry) ? 1 : 0;
+		} else {
+			s = old + a + carry;
+			carry = s < old || (s == old && carry) ? 1 : 0;
+		}
+		f->w[i] = s;
+		if (k >= 1 && !carry)
+			break;
+	}
+}
+
+static void fixed_add_double(struct fixed *f, double x)
+{
+	int e;
+	double m = frexp(fabs(x), &e); /* x = m 2^e, m in [0.5, 1) */
+	uint64_t mant = (uint64_t)ldexp(m, 53);
+	int shift = e - 53 + 1074;
+
+	if (shift < 0) { /* a subnormal: its low bits are zero */
+		mant >>= -shift;
+		shift = 0;
+	}
+	fixed_add(f, mant, shift, x < 0);
+}
+
+static void fixed_add_integer(struct fixed *f, i128 v)
+{
+	unsigned __int128 a = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+
+	fixed_add(f, (uint64_t)a, 1074, v < 0);
+	fixed_add(f, (uint64_t)(a >> 64), 1074 + 64, v < 0);
+}
+
+/* f = |f| / n; returns the remainder */
+static uint64_t fixed_divide(struct fixed *f, uint64_t n)
+{
+	unsigned __int128 r = 0;
+
+	for (int i = LIMBS - 1; i >= 0; i--) {
+		unsigned __int128 cur = r << 64 | f->w[i];
+
+		f->w[i] = (uint64_t)(cur / n);
+		r = cur % n;
+	}
+	return (uint64_t)r;
+}
+
+static void fixed_negate(struct fixed *f)
+{
+	for (int i = 0; i < LIMBS; i++)
+		f->w[i] = ~f->w[i];
+	fixed_add(f, 1, 0, 0);
+}
+
+/* the 64 bits of f from bit at up (at >= 0) */
+static uint64_t fixed_bits(const struct fixed *f, int at)
+{
+	int i = at / 64, b = at % 64;
+	uint64_t lo = f->w[i], hi = i + 1 < LIMBS ? f->w[i + 1] : 0;
+
+	return b ? lo >> b | hi << (64 - b) : lo;
+}
+
+static int fixed_length(const struct fixed *f)
+{
+	for (int i = LIMBS - 1; i >= 0; i--)
+		if (f->w[i])
+			return 64 * i + 64 - __builtin_clzll(f->w[i]);
+	return 0;
+}
+
+static int fixed_low_bits_zero(const struct fixed *f, int below)
+{
+	for (int i = 0; i < below / 64; i++)
+		if (f->w[i])
+			return 0;
+	return below % 64 == 0 || (f->w[below / 64] & ((UINT64_C(1) << below % 64) - 1)) == 0;
+}
+
+/* q 2^-1074 plus a remainder (rem of n) as a double: rounded to nearest
+ * even, or to odd for a narrower type. */
+static double fixed_round(const struct fixed *q, uint64_t rem, uint64_t n, int to_odd)
+{
+	int len = fixed_length(q), sh = len > 53 ? len - 53 : 0;
+	uint64_t mant = fixed_bits(q, sh) & ((UINT64_C(1) << 53) - 1);
+	int half, sticky; /* the first bit dropped; any below it */
+
+	if (sh == 0) { /* the grid of 2^-1074: the remainder decides */
+		half = (unsigned __int128)rem * 2 >= n;
+		sticky = rem != 0 && (unsigned __int128)rem * 2 != n;
+	} else {
+		half = fixed_bits(q, sh - 1) & 1;
+		sticky = rem != 0 || !fixed_low_bits_zero(q, sh - 1);
+	}
+	if (to_odd)
+		mant |= half || sticky;
+	else if (half && (sticky || (mant & 1)))
+		mant++;
+	return ldexp((double)mant, sh - 1074);
+}
+
+/* The mean of element i of the inputs, from their exact sum: NaN and Inf
+ * as IEEE arithmetic gives them. */
+static double exact_mean(const ckpt_combine *c, const void *const *in, size_t i)
+{
+	struct fixed sum = {{0}};
+	double x, plain = 0;
+	uint64_t rem;
+	int negative, nonfinite = 0;
+
+	for (size_t k = 0; k < c->nin; k++) {
+		ckpt_dtype t = in_type(c, k);
+
+		if (!ckpt_dtype_is_float(t)) {
+			i128 v;
+
+			ckpt_to_i128(t, at(c, in, k, i), &v, 1, 0);
+			fixed_add_integer(&sum, v);
+			continue;
+		}
+		ckpt_to_double(t, at(c, in, k, i), &x, 1);
+		plain += x;
+		nonfinite |= !isfinite(x);
+		if (isfinite(x))
+			fixed_add_double(&sum, x);
+	}
+	if (nonfinite)
+		return plain / (double)c->nin;
+	negative = sum.w[LIMBS - 1] >> 63;
+	if (negative)
+		fixed_negate(&sum);
+	rem = fixed_divide(&sum, c->nin);
+	x = fixed_round(&sum, rem, c->nin, c->out != CKPT_F64);
+	return negative ? -x : x;
+}
+
+/* 2^e for the binade [2^e, 2^(e+1)) of a normal x */
+static inline double binade(double x)
+{
+	uint64_t b;
+
+	memcpy(&b, &x, sizeof b);
+	b &= UINT64_C(0x7ff0000000000000);
+	memcpy(&x, &b, sizeof b);
+	return x;
+}
+
+/* Means the pair of doubles may have wrong, made NaN for exact_mean():
+ * below 2^-900 (the products and remainders of the division underflow: a
+ * sum of 2^-1020 lost its last bits); after cancellation (an input beyond
+ * 2^22 / n times the mean: the low half lost up to n^2 2^-106 of the
+ * largest input); and where the inputs' magnitudes are 2^45 / n^2 apart
+ * (the low half may have rounded: a subnormal beside 1e300 that was to
+ * break a tie), those within 2^-30 ulp of a halfway point - or any, for a
+ * narrower type.  Otherwise the pair is the exact sum and finish() rounds
+ * exactly, ties included. */
+static inline void mark_undecided(double *hi, const double *lo, const double *big,
+                                  const double *least, size_t n, size_t nin, int to_odd)
+{
+	double nn = (double)nin * (double)nin;
+
+	for (size_t i = 0; i < n; i++) {
+		double h = hi[i], a = fabs(lo[i]), half = binade(h) * 0x1p-53;
+		int small = fabs(h) < 0x1p-900, tiny = small && (h != 0 || a != 0);
+		int cancel = big[i] * (double)nin > fabs(h) * 0x1p22;
+		int spread = big[i] * nn > least[i] * 0x1p45;
+		int tie = to_odd || fabs(a - half) <= half * 0x1p-30 ||
+		          fabs(a - half / 2) <= half * 0x1p-31;
+
+		hi[i] = tiny || cancel || (spread && tie) ? NAN : h;
+	}
+}
+
 CKPT_WIDE_VECTORS /* the exact sums, 4 doubles at a time with AVX2 */
 static size_t combine_block(const ckpt_combine *c, const void *const *in,
                             size_t off, void *out, size_t n)
 {
-	double hi[BLOCK], lo[BLOCK], x[BLOCK];
+	/* big, least: the largest |x|, the least nonzero |x| */
+	double hi[BLOCK], lo[BLOCK], x[BLOCK], big[BLOCK], least[BLOCK];
 	int weighted = c->weights != NULL, to_odd = c->out != CKPT_F64;
 	struct divisor d = divisor_of(weighted ? 1 : c->nin);
 
@@ -309,11 +522,19 @@ static size_t combine_block(const ckpt_combine *c, const void *const *in,
 
 		ckpt_to_double(in_type(c, k), at(c, in, k, off), x, n);
 		if (k == 0) { /* not 0 + x: -0 stays -0 */
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = 0; i < n; i++) {
 				hi[i] = weighted ? two_prod(w, x[i], nar, &lo[i]) : x[i];
+				big[i] = fabs(x[i]);
+				least[i] = big[i] != 0 ? big[i] : INFINITY;
+			}
 		} else if (!weighted) {
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = 0; i < n; i++) {
+				double a = fabs(x[i]);
+
 				accumulate(&hi[i], &lo[i], x[i], 0);
+				big[i] = a > big[i] ? a : big[i];
+				least[i] = a != 0 && a < least[i] ? a : least[i];
+			}
 		} else if (nar) {
 			for (size_t i = 0; i < n; i++) {
 				double e, p = two_prod(w, x[i], 1, &e);
@@ -329,9 +550,11 @@ static size_t combine_block(const ckpt_combine *c, const void *const *in,
 		}
 	}
 	finish(hi, lo, n, d, to_odd);
-	for (size_t i = 0; i < n; i++)
+	if (!weighted)
+		mark_undecided(hi, lo, big, least, n, c->nin, to_odd);
+	for (size_t i = 0; !all_finite(hi, n) && i < n; i++)
 		if (!isfinite(hi[i]))
-			hi[i] = rescaled(c, in, off + i);
+			hi[i] = weighted ? rescaled(c, in, off + i) : exact_mean(c, in, off + i);
 	return ckpt_from_double(c->out, hi, (char *)out + off * ckpt_dtype_size(c->out), n);
 }
 

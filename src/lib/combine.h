@@ -5,10 +5,11 @@
  * Floats (of one type, or of several float types): the exact mean, or the
  * exact combination sum(w_i * x_i) with the weights as given, rounded once
  * to nearest even into the stored type.  The sums are kept as pairs of
- * doubles (error-free transformations) and the division by N corrected:
- * the rounding is the correct one unless the exact value lies within about
- * N 2^-106 sum|w_i x_i| of a halfway point; products w_i x_i beyond 2^996
- * are plain double arithmetic.  A sum that overflows double is redone
+ * doubles (error-free transformations) and the division by N corrected;
+ * the mean is always correctly rounded (what the pair cannot decide is
+ * redone from the exact sum in fixed point); a weighted combination is
+ * unless the exact value lies within about N 2^-106 sum|w_i x_i| of a
+ * halfway point, and products w_i x_i beyond 2^996 are plain double.  A sum that overflows double is redone
  * scaled, so a representable result is never Inf.  NaN and Inf propagate.
  *
  * Integers (and bool): the plain mean is exact, a 128-bit sum divided by N
