@@ -167,6 +167,7 @@ static void scan(const ckpt_file *f, struct row *r)
 		if (opt.stats) {
 			ckpt_to_double(v->dtype, s.buf, work, s.count);
 			ckpt_stats_add(&st, work, s.count);
+			ckpt_stats_add_integers(&st, v->dtype, s.buf, s.count);
 		} else if (shown >= opt.head) {
 			break;
 		}
@@ -199,8 +200,16 @@ static void stat_texts(struct row *r)
 			strcpy(out[i], "-");
 		return;
 	}
-	ckpt_fmt_double(m->min, r->var->dtype, out[0]);
-	ckpt_fmt_double(m->max, r->var->dtype, out[1]);
+	if (m->integer == 1 && m->count) {
+		snprintf(out[0], CKPT_FMT_MAX, "%" PRId64, m->imin);
+		snprintf(out[1], CKPT_FMT_MAX, "%" PRId64, m->imax);
+	} else if (m->integer == 2 && m->count) {
+		snprintf(out[0], CKPT_FMT_MAX, "%" PRIu64, m->umin);
+		snprintf(out[1], CKPT_FMT_MAX, "%" PRIu64, m->umax);
+	} else {
+		ckpt_fmt_double(m->min, r->var->dtype, out[0]);
+		ckpt_fmt_double(m->max, r->var->dtype, out[1]);
+	}
 	ckpt_fmt_double(m->mean, CKPT_F64, out[2]);
 	ckpt_fmt_double(m->std, CKPT_F64, out[3]);
 	ckpt_fmt_double(m->l2, CKPT_F64, out[4]);

@@ -76,7 +76,7 @@ static int bit_length(unsigned __int128 a)
 /* sum / n as a double: rounded to nearest for float64; rounded to odd for
  * a narrower type, so that rounding it into that type is the one rounding
  * of the exact quotient (53 bits are more than 2 beyond 24). */
-static double quotient(i128 sum, i128 n, int to_odd)
+double ckpt_i128_quotient(ckpt_i128 sum, ckpt_i128 n, int to_odd)
 {
 	unsigned __int128 a = sum < 0 ? -(unsigned __int128)sum : (unsigned __int128)sum, q;
 	int k, len;
@@ -110,7 +110,7 @@ static size_t mean_to_float_block(const ckpt_combine *c, const void *const *in,
 	for (size_t k = 0; k < c->nin; k++)
 		ckpt_to_i128(c->dtype, (const char *)in[k] + off * es, sum, n, k > 0);
 	for (size_t i = 0; i < n; i++)
-		mean[i] = quotient(sum[i], (i128)c->nin, c->out != CKPT_F64);
+		mean[i] = ckpt_i128_quotient(sum[i], (i128)c->nin, c->out != CKPT_F64);
 	return ckpt_from_double(c->out, mean, (char *)out + off * ckpt_dtype_size(c->out), n);
 }
 

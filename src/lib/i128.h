@@ -15,4 +15,9 @@ __extension__ typedef unsigned __int128 ckpt_u128;
 void ckpt_to_i128(ckpt_dtype t, const void *src, ckpt_i128 *dst, size_t n, int add);
 int ckpt_from_i128(ckpt_dtype t, ckpt_i128 v, void *dst, size_t i);
 
+/* sum / n as a double: rounded to nearest for float64; rounded to odd for
+ * a narrower type, so that rounding it into that type is the one rounding
+ * of the exact quotient. */
+double ckpt_i128_quotient(ckpt_i128 sum, ckpt_i128 n, int to_odd);
+
 #endif

@@ -3,6 +3,7 @@
  * scaled sum of squares) and merged with Chan's formulas, so that a large
  * variable loses no more precision than a small one. */
 #include "stats.h"
+#include "i128.h"
 
 #include <math.h>
 #include <string.h>
@@ -126,8 +127,43 @@ void ckpt_stats_add(ckpt_stats *s, const double *v, size_t n)
 		merge(s, &p);
 }
 
+#define INT_BLOCK 512
+
+void ckpt_stats_add_integers(ckpt_stats *s, ckpt_dtype t, const void *buf, size_t n)
+{
+	ckpt_i128 v[INT_BLOCK], sum, lo, hi;
+	int first = s->integer == 0;
+
+	if (ckpt_dtype_is_float(t) || t == CKPT_OTHER || n == 0)
+		return;
+	s->integer = ckpt_dtype_is_signed(t) ? 1 : 2;
+	sum = (ckpt_i128)((ckpt_u128)s->isum[1] << 64 | s->isum[0]);
+	lo = first ? 0 : s->integer == 1 ? s->imin : (ckpt_i128)s->umin;
+	hi = first ? 0 : s->integer == 1 ? s->imax : (ckpt_i128)s->umax;
+	for (size_t off = 0; off < n; off += INT_BLOCK) {
+		size_t m = n - off < INT_BLOCK ? n - off : INT_BLOCK;
+
+		ckpt_to_i128(t, (const char *)buf + off * ckpt_dtype_size(t), v, m, 0);
+		for (size_t i = 0; i < m; i++) {
+			if (first || v[i] < lo)
+				lo = v[i];
+			if (first || v[i] > hi)
+				hi = v[i];
+			first = 0;
+			sum += v[i];
+		}
+	}
+	s->imin = (int64_t)lo, s->imax = (int64_t)hi;
+	s->umin = (uint64_t)lo, s->umax = (uint64_t)hi;
+	s->isum[0] = (uint64_t)sum;
+	s->isum[1] = (uint64_t)((ckpt_u128)sum >> 64);
+}
+
 void ckpt_stats_summary(const ckpt_stats *s, ckpt_summary *o)
 {
+	o->integer = s->integer;
+	o->imin = s->imin, o->imax = s->imax;
+	o->umin = s->umin, o->umax = s->umax;
 	o->count = s->count;
 	o->nan = s->nan;
 	o->inf = s->posinf + s->neginf;
@@ -148,4 +184,8 @@ void ckpt_stats_summary(const ckpt_stats *s, ckpt_summary *o)
 	else
 		o->mean = s->mean;
 	o->std = o->inf ? NAN : s->scale * sqrt(s->m2 / (double)s->nfinite);
+	if (s->integer)
+		o->mean = ckpt_i128_quotient(
+			(ckpt_i128)((ckpt_u128)s->isum[1] << 64 | s->isum[0]),
+			(ckpt_i128)s->count, 0);
 }
