@@ -161,6 +161,7 @@ static void flatten_var(const ckpt_file *f, const ckpt_flat_entry *e,
 {
 	int swap = m->big_endian != ckpt_host_big_endian();
 	size_t size = ckpt_dtype_size(m->dtype), bad = 0;
+	int counted = 0;
 	void *buf = NULL;
 	ckpt_slab s;
 	int rc;
@@ -174,6 +175,8 @@ static void flatten_var(const ckpt_file *f, const ckpt_flat_entry *e,
 
 		if (buf) {
 			bad += ckpt_convert(e->dtype, s.buf, m->dtype, buf, s.count);
+			note_changed(e->var->name, s.start, e->dtype, s.buf, m->dtype, buf,
+			             s.count, &counted);
 			if (swap)
 				ckpt_swap_bytes(buf, s.count, size);
 			out = buf;
@@ -248,6 +251,8 @@ static void flatten(const ckpt_file *f, ckpt_flat *m)
 	}
 	if (ckpt_sink_commit(d.sink) < 0)
 		die_lib();
+	if (!opt.quiet)
+		warn_changed();
 	if (opt.verbose)
 		warn("%zu variable%s, %" PRIu64 " %s values (%" PRIu64 " bytes)", m->n,
 		     m->n == 1 ? "" : "s", m->count, ckpt_dtype_name(m->dtype),

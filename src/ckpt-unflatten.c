@@ -224,7 +224,8 @@ static size_t fill_var(struct job *j, ckpt_out *o, const ckpt_flat_entry *e,
                        void *raw, void *conv)
 {
 	size_t fsize = ckpt_dtype_size(j->dtype), bad = 0, odd = 0;
-	int swap = j->big_endian != ckpt_host_big_endian();
+	uint64_t done = 0; /* values so far */
+	int swap = j->big_endian != ckpt_host_big_endian(), counted = 0;
 	ckpt_var v = {.name = e->name, .dtype = e->dtype, .rank = e->rank,
 	              .nelems = e->count};
 	ckpt_outvar *ov = ckpt_outvar_open(o, e->name, e->dtype);
@@ -250,10 +251,13 @@ static size_t fill_var(struct job *j, ckpt_out *o, const ckpt_flat_entry *e,
 			odd += ckpt_bool_normalize(raw, r.n);
 		if (e->dtype != j->dtype) {
 			bad += ckpt_convert(j->dtype, raw, e->dtype, conv, r.n);
+			note_changed(e->name, done, j->dtype, raw, e->dtype, conv, r.n,
+			             &counted);
 			vals = conv;
 		}
 		if (ckpt_outvar_write(ov, &r, vals) < 0)
 			die_lib();
+		done += r.n;
 		progress_add((uint64_t)got);
 	}
 	if (!opt.quiet)
@@ -303,6 +307,8 @@ int main(int argc, char **argv)
 		wrong_length(&j, j.read + extra);
 	if (ckpt_out_commit(o) < 0)
 		die_lib();
+	if (!opt.quiet)
+		warn_changed();
 	if (opt.verbose)
 		warn("%zu variable%s set from %" PRIu64 " %s values", j.layout.n,
 		     j.layout.n == 1 ? "" : "s", j.layout.count, ckpt_dtype_name(j.dtype));

@@ -2,6 +2,7 @@
 #include "prog.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -197,6 +198,39 @@ void warn_out_of_range(const char *var, size_t n, ckpt_dtype t)
 		     n == 1 ? "" : "s", ckpt_dtype_name(t),
 		     t == CKPT_F8E4M3 ? "became NaN" /* it has no infinity */
 		     : ckpt_dtype_is_float(t) ? "became inf" : "saturated");
+}
+
+/* Values conversions changed in this run, reported once by
+ * warn_changed() (a warning per variable would bury the rest). */
+static struct {
+	uint64_t values, vars;
+	char first[512];
+} changes;
+
+void note_changed(const char *var, uint64_t start, ckpt_dtype from, const void *src,
+                  ckpt_dtype to, const void *dst, size_t n, int *counted)
+{
+	size_t first = 0, k = ckpt_convert_changed(from, src, to, dst, n, &first);
+	char a[CKPT_FMT_MAX], b[CKPT_FMT_MAX];
+
+	if (!k)
+		return;
+	if (!changes.values)
+		snprintf(changes.first, sizeof changes.first,
+		         "'%s' [%" PRIu64 "]: %s %s became %s %s", var, start + first,
+		         ckpt_dtype_name(from), ckpt_fmt_elem(from, src, first, a),
+		         ckpt_dtype_name(to), ckpt_fmt_elem(to, dst, first, b));
+	changes.values += k;
+	changes.vars += !*counted;
+	*counted = 1;
+}
+
+void warn_changed(void)
+{
+	if (changes.values)
+		warn("the conversion changed %" PRIu64 " value%s in %" PRIu64
+		     " variable%s (first: %s)", changes.values, changes.values == 1 ? "" : "s",
+		     changes.vars, changes.vars == 1 ? "" : "s", changes.first);
 }
 
 void usage_error(const char *fmt, ...)

@@ -32,6 +32,15 @@ void warn(const char *fmt, ...) CKPT_PRINTF(1, 2);
  * unless n is 0. */
 void warn_out_of_range(const char *var, size_t n, ckpt_dtype t);
 
+/* Conversions that change values are never silent: note_changed() counts
+ * the n values of src (type from, of variable var from index start) that
+ * dst, their conversion to type to, does not hold exactly (*counted: this
+ * variable was counted already); warn_changed() says once how many, in how
+ * many variables, and the first. */
+void note_changed(const char *var, uint64_t start, ckpt_dtype from, const void *src,
+                  ckpt_dtype to, const void *dst, size_t n, int *counted);
+void warn_changed(void);
+
 /* Misuse (a bad option, a bad option value, a missing argument):
  * "prog: message", then the program's short usage line, exit EXIT_TROUBLE. */
 _Noreturn void usage_error(const char *fmt, ...) CKPT_PRINTF(1, 2);

@@ -587,6 +587,72 @@ size_t ckpt_convert(ckpt_dtype from, const void *src, ckpt_dtype to, void *dst,
 	return bad;
 }
 
+/* Significand bits of a float type; value bits of an integer type. */
+static int precision(ckpt_dtype t)
+{
+	switch (t) {
+	case CKPT_F16: return 11;
+	case CKPT_BF16: return 8;
+	case CKPT_F32: return 24;
+	case CKPT_F64: return 53;
+	case CKPT_F8E4M3: return 4;
+	case CKPT_F8E5M2: return 3;
+	case CKPT_BOOL: return 1;
+	default: return (int)ckpt_dtype_size(t) * 8 - ckpt_dtype_is_signed(t);
+	}
+}
+
+int ckpt_dtype_holds(ckpt_dtype to, ckpt_dtype from)
+{
+	int fi = !ckpt_dtype_is_float(from), ti = !ckpt_dtype_is_float(to);
+
+	if (from == to)
+		return 1;
+	if (to == CKPT_BOOL || from == CKPT_OTHER || to == CKPT_OTHER)
+		return 0;
+	if (fi && ti) /* a signed type never fits an unsigned one */
+		return (!ckpt_dtype_is_signed(from) || ckpt_dtype_is_signed(to)) &&
+		       precision(to) >= precision(from);
+	if (fi) /* integers in a float: its significand */
+		return precision(to) >= precision(from);
+	if (ti)
+		return 0;
+	/* floats: wider in both significand and exponent */
+	return (to == CKPT_F64) || (to == CKPT_F32 && from != CKPT_F64) ||
+	       (from == CKPT_F8E4M3 && (to == CKPT_F16 || to == CKPT_BF16)) ||
+	       (from == CKPT_F8E5M2 && (to == CKPT_F16 || to == CKPT_BF16));
+}
+
+size_t ckpt_convert_changed(ckpt_dtype from, const void *src, ckpt_dtype to,
+                            const void *dst, size_t n, size_t *first)
+{
+	size_t fs = ckpt_dtype_size(from), changed = 0;
+	char back[BLOCK * 8];
+	double a[BLOCK], b[BLOCK];
+
+	if (ckpt_dtype_holds(to, from))
+		return 0;
+	for (size_t off = 0; off < n; off += BLOCK) {
+		size_t m = n - off < BLOCK ? n - off : BLOCK;
+		const char *s = (const char *)src + off * fs;
+
+		/* back to the source type: the same bytes if dst held the value */
+		ckpt_convert(to, (const char *)dst + off * ckpt_dtype_size(to), from, back, m);
+		if (!memcmp(back, s, m * fs))
+			continue;
+		ckpt_to_double(from, s, a, m);
+		ckpt_to_double(from, back, b, m);
+		for (size_t i = 0; i < m; i++) {
+			if (!memcmp(back + i * fs, s + i * fs, fs) || (isnan(a[i]) && isnan(b[i])) ||
+			    (a[i] == 0 && b[i] == 0))
+				continue;
+			if (!changed++)
+				*first = off + i;
+		}
+	}
+	return changed;
+}
+
 size_t ckpt_bool_normalize(void *buf, size_t n)
 {
 	unsigned char *b = buf;

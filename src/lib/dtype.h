@@ -52,6 +52,15 @@ size_t ckpt_from_double(ckpt_dtype t, const double *src, void *dst, size_t n);
 size_t ckpt_convert(ckpt_dtype from, const void *src, ckpt_dtype to, void *dst,
                     size_t n);
 
+/* Whether type to holds every value of type from exactly. */
+int ckpt_dtype_holds(ckpt_dtype to, ckpt_dtype from);
+
+/* Of n values src of type from and dst, their conversion to type to (by
+ * ckpt_convert()), how many dst does not hold exactly (a NaN that stayed
+ * NaN is unchanged); *first, when there are any, the index of the first. */
+size_t ckpt_convert_changed(ckpt_dtype from, const void *src, ckpt_dtype to,
+                            const void *dst, size_t n, size_t *first);
+
 /* Whether this machine stores values big-endian. */
 int ckpt_host_big_endian(void);
 

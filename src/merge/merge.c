@@ -134,7 +134,7 @@ static void fill_var(ckpt_out *o, const ckpt_var *b, const struct pick *pk, ckpt
 	size_t bad = 0;
 	ckpt_region r;
 	ckpt_slab s;
-	int rc;
+	int rc, counted = 0;
 
 	if (!convert && (rc = ckpt_copy_ref_values(src[pk->src], v, o, b->name)) != 0) {
 		if (rc < 0)
@@ -153,8 +153,11 @@ static void fill_var(ckpt_out *o, const ckpt_var *b, const struct pick *pk, ckpt
 		die("out of memory");
 	while ((rc = ckpt_slab_next(&s)) > 0) {
 		ckpt_slab_region(&s, &r);
-		if (convert)
+		if (convert) {
 			bad += ckpt_convert(v->dtype, s.buf, b->dtype, buf, s.count);
+			note_changed(b->name, s.start, v->dtype, s.buf, b->dtype, buf, s.count,
+			             &counted);
+		}
 		if (ckpt_outvar_write(ov, &r, convert ? buf : s.buf) < 0)
 			die_lib();
 	}
@@ -227,6 +230,8 @@ int merge_mode(const struct merge_options *o, int argc, char **argv)
 		if (ckpt_out_commit(out) < 0)
 			die_lib();
 	}
+	if (!o->quiet)
+		warn_changed();
 	if (!o->quiet)
 		warn("%s: %zu variable%s replaced, %zu kept; %zu ignored, %zu added%s",
 		     o->dry_run ? "(dry run)" : o->out, p.replaced,
