@@ -283,8 +283,11 @@ static const double *subset_weights(const struct job *j, const size_t *which,
  * previous one, then takes pieces too.  Both cores stay busy. */
 struct work {
 	const ckpt_combine *c;
+	const ckpt_combine *natural; /* with a lossy --dtype: the mean in the
+	                              * inputs' type too, into scratch */
 	const void **ptrs;
-	void *out;
+	void *out, *scratch;
+	uint64_t start;      /* of the slab in the variable */
 	size_t n, worker_bad;
 	atomic_size_t next;  /* first value no thread has taken yet */
 	ckpt_region region;
@@ -299,9 +302,13 @@ static size_t take_pieces(struct work *w)
 {
 	size_t bad = 0, off;
 
-	while ((off = atomic_fetch_add(&w->next, PIECE)) < w->n)
-		bad += ckpt_combine_range(w->c, w->ptrs, w->out, off,
-		                          w->n - off < PIECE ? w->n - off : PIECE);
+	while ((off = atomic_fetch_add(&w->next, PIECE)) < w->n) {
+		size_t n = w->n - off < PIECE ? w->n - off : PIECE;
+
+		bad += ckpt_combine_range(w->c, w->ptrs, w->out, off, n);
+		if (w->natural)
+			ckpt_combine_range(w->natural, w->ptrs, w->scratch, off, n);
+	}
 	return bad;
 }
 
@@ -355,10 +362,21 @@ static void write_rest(ckpt_outvar *ov, size_t written, size_t rounds)
 			die_lib();
 }
 
+/* Values of the slab in w that --dtype changed: that the stored type does
+ * not hold as the mean in the inputs' type is. */
+static uint64_t changed_by_dtype(const struct work *w, const ckpt_var *v0)
+{
+	if (!w->natural)
+		return 0;
+	return count_changed(v0->name, w->start, w->natural->out, w->scratch, w->c->out,
+	                     w->out, w->n);
+}
+
 /* Average this rank's share of variable v0; returns how many values were
- * out of the range of the type stored. */
+ * out of the range of the type stored, and in *changed how many --dtype
+ * changed. */
 static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
-                          const struct share *sh)
+                          const struct share *sh, uint64_t *changed)
 {
 	ckpt_slab *s = calloc(j->nin, sizeof *s);
 	size_t *which = calloc(j->nin, sizeof *which), m, bad = 0, left, written = 0;
@@ -367,8 +385,8 @@ static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
 	double *wbuf = calloc(j->nin, sizeof *wbuf);
 	ckpt_dtype to = opt.dtype != CKPT_OTHER ? opt.dtype : v0->dtype;
 	struct work w[2] = {{0}};
-	ckpt_combine c;
-	int rc = 0, k = 0;
+	ckpt_combine c, natural;
+	int rc = 0, k = 0, lossy = !ckpt_dtype_holds(to, v0->dtype);
 
 	if (!s || !which || !wbuf || !types)
 		die("out of memory");
@@ -382,11 +400,15 @@ static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
 	ckpt_combine_init(&c, v0->dtype, to, m, subset_weights(j, which, m, wbuf));
 	if (mixed)
 		c.types = types;
+	natural = c;
+	natural.out = v0->dtype;
 	for (int i = 0; i < 2; i++) {
 		w[i].c = &c;
+		w[i].natural = lossy ? &natural : NULL;
 		w[i].ptrs = calloc(m, sizeof *w[i].ptrs);
 		w[i].out = malloc(s[0].cap * ckpt_dtype_size(to) + 1);
-		if (!w[i].ptrs || !w[i].out)
+		w[i].scratch = lossy ? malloc(s[0].cap * ckpt_dtype_size(v0->dtype) + 1) : NULL;
+		if (!w[i].ptrs || !w[i].out || (lossy && !w[i].scratch))
 			die("out of memory");
 	}
 	for (left = sh->end - sh->first;; k ^= 1) {
@@ -399,11 +421,14 @@ static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
 		}
 		/* the previous slab: finish it together, start on this one,
 		 * then write the previous one while the worker goes on */
-		if (w[k ^ 1].pending)
+		if (w[k ^ 1].pending) {
 			bad += complete(&w[k ^ 1]);
+			*changed += changed_by_dtype(&w[k ^ 1], v0);
+		}
 		if (rc > 0) {
 			left--;
 			ckpt_slab_region(&s[0], &w[k].region);
+			w[k].start = s[0].start;
 			start(&w[k], s[0].count);
 		}
 		if (w[k ^ 1].pending) {
@@ -422,6 +447,7 @@ static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
 	for (int i = 0; i < 2; i++) {
 		free(w[i].ptrs);
 		free(w[i].out);
+		free(w[i].scratch);
 	}
 done:
 	free(s);
@@ -574,7 +600,8 @@ static size_t having(const struct job *j, const ckpt_var *v)
  * `from` of the first input; returns where the next batch starts.  Under
  * MPI the variables written collectively go first, in step on every rank,
  * then each rank computes its run of the others without waiting. */
-static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *bad)
+static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *bad,
+                            uint64_t *changed)
 {
 	const ckpt_var *vars = j->in[0]->vars, *v[BATCH];
 	ckpt_outvar *ov[BATCH];
@@ -601,7 +628,7 @@ static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *b
 
 				warn("%s: averaging over %zu input%s", v[i]->name, m, m == 1 ? "" : "s");
 			}
-			bad[at[i]] = average_var(j, ov[i], v[i], &sh[i]);
+			bad[at[i]] = average_var(j, ov[i], v[i], &sh[i], &changed[at[i]]);
 		}
 	for (size_t i = 0; i < n; i++)
 		ckpt_outvar_close(ov[i]);
@@ -611,7 +638,8 @@ static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *b
 /* Under MPI, before the output is shared: the variables whose values live
  * in the file's metadata (compact storage), which only one rank may
  * write, computed whole by rank 0. */
-static void average_unshareable(struct job *j, ckpt_out *o, uint64_t *bad)
+static void average_unshareable(struct job *j, ckpt_out *o, uint64_t *bad,
+                                uint64_t *changed)
 {
 	const struct share whole = {0, SIZE_MAX, 0};
 
@@ -625,7 +653,7 @@ static void average_unshareable(struct job *j, ckpt_out *o, uint64_t *bad)
 		                                                               : v->dtype)))
 			die_lib();
 		if (!ckpt_outvar_shareable(ov))
-			bad[i] = average_var(j, ov, v, &whole);
+			bad[i] = average_var(j, ov, v, &whole, &changed[i]);
 		ckpt_outvar_close(ov);
 	}
 }
@@ -634,7 +662,7 @@ int main(int argc, char **argv)
 {
 	struct job j = {0};
 	ckpt_out *o = NULL;
-	uint64_t total = 0, *bad;
+	uint64_t total = 0, *bad, *changed, nchanged = 0, vchanged = 0;
 	size_t navg = 0, nv;
 	const ckpt_var *vars;
 
@@ -656,7 +684,7 @@ int main(int argc, char **argv)
 		}
 	}
 	nv = j.in[0]->nvars;
-	if (!(bad = calloc(nv + 1, sizeof *bad)))
+	if (!(bad = calloc(nv + 1, sizeof *bad)) || !(changed = calloc(nv + 1, sizeof *changed)))
 		die("out of memory");
 	/* the structure, the copied variables and those the ranks cannot
 	 * share: rank 0 alone (MPI) */
@@ -668,29 +696,37 @@ int main(int argc, char **argv)
 			die_lib();
 		}
 		if (ckpt_par_on())
-			average_unshareable(&j, o, bad);
+			average_unshareable(&j, o, bad, changed);
 	}
 	/* the computed values: every rank its share */
 	if (!(o = ckpt_out_share(o)))
 		die_lib();
 	total /= (uint64_t)ckpt_par_size(); /* progress: rank 0's share, about */
 	progress_start(opt.quiet ? -1 : opt.progress, total, "averaging");
-	for (size_t i = 0; i < nv; i = average_batch(&j, o, i, bad))
+	for (size_t i = 0; i < nv; i = average_batch(&j, o, i, bad, changed))
 		;
 	progress_end();
-	if (ckpt_par_sum_u64(bad, nv) < 0)
+	if (ckpt_par_sum_u64(bad, nv) < 0 || ckpt_par_sum_u64(changed, nv) < 0)
 		die_lib();
 	for (size_t i = 0; i < nv && !opt.quiet; i++)
 		warn_out_of_range(vars[i].name, (size_t)bad[i],
 		                  opt.dtype != CKPT_OTHER ? opt.dtype : vars[i].dtype);
+	for (size_t i = 0; i < nv; i++) {
+		nchanged += changed[i];
+		vchanged += changed[i] != 0;
+	}
+	set_changed(nchanged, vchanged);
 	if (ckpt_out_commit(o) < 0)
 		die_lib();
+	if (!opt.quiet)
+		warn_changed();
 	if (opt.verbose)
 		warn("%zu variable%s averaged over %zu inputs, %zu copied from %s", navg,
 		     navg == 1 ? "" : "s", j.nin, j.in[0]->nvars - navg, j.in[0]->name);
 	ckpt_close_inputs(j.in, j.nin);
 	free((void *)j.weights);
 	free(bad);
+	free(changed);
 	ckpt_select_free(&opt.sel);
 	return finish(EXIT_OK);
 }

@@ -207,30 +207,44 @@ static struct {
 	char first[512];
 } changes;
 
-void note_changed(const char *var, uint64_t start, ckpt_dtype from, const void *src,
-                  ckpt_dtype to, const void *dst, size_t n, int *counted)
+uint64_t count_changed(const char *var, uint64_t start, ckpt_dtype from, const void *src,
+                       ckpt_dtype to, const void *dst, size_t n)
 {
 	size_t first = 0, k = ckpt_convert_changed(from, src, to, dst, n, &first);
 	char a[CKPT_FMT_MAX], b[CKPT_FMT_MAX];
 
-	if (!k)
-		return;
-	if (!changes.values)
+	if (k && !changes.first[0])
 		snprintf(changes.first, sizeof changes.first,
 		         "'%s' [%" PRIu64 "]: %s %s became %s %s", var, start + first,
 		         ckpt_dtype_name(from), ckpt_fmt_elem(from, src, first, a),
 		         ckpt_dtype_name(to), ckpt_fmt_elem(to, dst, first, b));
+	return k;
+}
+
+void note_changed(const char *var, uint64_t start, ckpt_dtype from, const void *src,
+                  ckpt_dtype to, const void *dst, size_t n, int *counted)
+{
+	uint64_t k = count_changed(var, start, from, src, to, dst, n);
+
 	changes.values += k;
-	changes.vars += !*counted;
-	*counted = 1;
+	changes.vars += k && !*counted;
+	*counted |= k != 0;
+}
+
+void set_changed(uint64_t values, uint64_t vars)
+{
+	changes.values = values;
+	changes.vars = vars;
 }
 
 void warn_changed(void)
 {
 	if (changes.values)
 		warn("the conversion changed %" PRIu64 " value%s in %" PRIu64
-		     " variable%s (first: %s)", changes.values, changes.values == 1 ? "" : "s",
-		     changes.vars, changes.vars == 1 ? "" : "s", changes.first);
+		     " variable%s%s%s%s", changes.values, changes.values == 1 ? "" : "s",
+		     changes.vars, changes.vars == 1 ? "" : "s",
+		     changes.first[0] ? " (first: " : "", changes.first,
+		     changes.first[0] ? ")" : "");
 }
 
 void usage_error(const char *fmt, ...)

@@ -40,6 +40,11 @@ void warn_out_of_range(const char *var, size_t n, ckpt_dtype t);
 void note_changed(const char *var, uint64_t start, ckpt_dtype from, const void *src,
                   ckpt_dtype to, const void *dst, size_t n, int *counted);
 void warn_changed(void);
+/* The parts: the count (the first example kept), and the totals set (of
+ * every MPI rank). */
+uint64_t count_changed(const char *var, uint64_t start, ckpt_dtype from, const void *src,
+                       ckpt_dtype to, const void *dst, size_t n);
+void set_changed(uint64_t values, uint64_t vars);
 
 /* Misuse (a bad option, a bad option value, a missing argument):
  * "prog: message", then the program's short usage line, exit EXIT_TROUBLE. */

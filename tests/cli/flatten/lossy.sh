@@ -1,7 +1,8 @@
 # Conversions that change values are never silent - one rule for
-# ckpt-flatten --dtype, ckpt-merge --cast and ckpt-unflatten: one warning
-# for the run, with how many values in how many variables, and the first
-# (int64 beyond 2^53 as float64 was rounded without a word).  Conversions
+# ckpt-flatten --dtype, ckpt-average --dtype, ckpt-merge --cast and
+# ckpt-unflatten: one warning for the run, with how many values in how
+# many variables, and the first (int64 beyond 2^53 as float64 was rounded
+# without a word).  Conversions
 # that keep every value say nothing; -q silences the warning.
 need_h5py
 "$PY" - <<'PY' || fail "cannot make the inputs"
@@ -41,3 +42,11 @@ run ckpt-unflatten --dtype f64 --template i.h5 -o u.h5 v.bin
 expect_status 0
 grep -q "^ckpt-unflatten: the conversion changed 2 values in 2 variables (first: 'a' \[1\]: float64 2.5 became int64 2)$" "$T/err" ||
 	fail "unflatten: $(cat "$T/err")"
+# ckpt-average --dtype: the stored mean against the mean in the inputs' type
+run ckpt-average --dtype f64 -o avg.h5 i.h5 i.h5
+expect_status 0
+grep -q "^ckpt-average: the conversion changed 2 values in 1 variable (first: 'a' \[1\]: int64 9007199254740993 became float64 9007199254740992)$" "$T/err" ||
+	fail "average --dtype: $(cat "$T/err")"
+run ckpt-average --dtype f64 --only b -o avg2.h5 i.h5 i.h5
+expect_status 0
+expect_quiet_stderr
