@@ -15,6 +15,34 @@
 #define CLAIM_MIN ((uint64_t)1 << 33)
 #define CLAIM_RATIO ((uint64_t)1 << 16)
 
+/* Where Debian has a working plugin of a registered filter (checked
+ * against the packages' files, Debian 12: libhdf5 looks in its own plugin
+ * directory, where hdf5-plugin-lzf's fails to load - undefined symbol
+ * lzf_decompress; bitshuffle's Python package has LZF and bitshuffle
+ * plugins that load, in a directory of its own). */
+#define BITSHUFFLE_PLUGINS "Debian's bitshuffle, then HDF5_PLUGIN_PATH=" \
+	"/usr/lib/python3/dist-packages/bitshuffle/plugin"
+
+static const struct {
+	int id;
+	const char *hint;
+} plugins[] = {
+	{307, "Debian's hdf5-filter-plugin"},                 /* bzip2 */
+	{32000, BITSHUFFLE_PLUGINS},                          /* lzf (h5py) */
+	{32001, "Debian's hdf5-filter-plugin-blosc-serial"},  /* blosc */
+	{32004, "Debian's hdf5-filter-plugin"},               /* lz4 */
+	{32008, BITSHUFFLE_PLUGINS},                          /* bitshuffle */
+	{32013, "Debian's hdf5-filter-plugin-zfp-serial"},    /* zfp */
+};
+
+static const char *plugin_hint(int id)
+{
+	for (size_t i = 0; i < sizeof plugins / sizeof *plugins; i++)
+		if (plugins[i].id == id)
+			return plugins[i].hint;
+	return NULL;
+}
+
 /* A filter HDF5 cannot apply fails deep inside H5Dread with a message about
  * plugin directories; say plainly which filter is missing instead.  Only
  * after a failed read: H5Zfilter_avail() does not load plugins (1.10), so it
@@ -30,13 +58,16 @@ static int check_filters(const ckpt_file *f, const ckpt_var *v, hid_t dset)
 		size_t ncd = 16;
 		H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &ncd, cd,
 		                                 sizeof name, name, NULL);
+		const char *hint = plugin_hint((int)id);
 
 		if (id >= 0 && H5Zfilter_avail(id) <= 0) {
 			rc = ckpt_seterr("%s: variable '%s': compressed with HDF5 filter "
-			                   "%d%s%s%s, which HDF5 could not load (its "
-			                   "plugin is needed, e.g. Debian's hdf5-plugin-lzf "
-			                   "or hdf5-filter-plugin)", f->name, v->name, (int)id,
-			                   *name ? " (" : "", name, *name ? ")" : "");
+			                 "%d%s%s%s, which HDF5 could not load (its plugin "
+			                 "is needed: %s)", f->name, v->name, (int)id,
+			                 *name ? " (" : "", name, *name ? ")" : "",
+			                 hint ? hint : "see the filter's entry in HDF5's "
+			                 "registered filter list; HDF5_PLUGIN_PATH names "
+			                 "where it is");
 			break;
 		}
 	}
