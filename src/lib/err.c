@@ -131,8 +131,18 @@ int ckpt_seterr_h5(const char *fmt, ...)
 	va_end(ap);
 	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, h5msg);
 	len = strlen(errbuf);
-	if (*h5msg)
+	if (strstr(h5msg, "bad version number") || strstr(h5msg, "version number not supported")) {
+		/* a message or superblock of a format version this library
+		 * predates: what the user needs is a newer HDF5 */
+		unsigned maj = 0, min = 0, rel = 0;
+
+		H5get_libversion(&maj, &min, &rel);
+		snprintf(errbuf + len, sizeof errbuf - len, ": written by a newer HDF5 than "
+		         "the %u.%u.%u this build uses (%s): write it with h5py's libver='v110', "
+		         "or build ckpt with a newer HDF5", maj, min, rel, h5msg);
+	} else if (*h5msg) {
 		snprintf(errbuf + len, sizeof errbuf - len, " (%s)", h5msg);
+	}
 	one_line();
 	return -1;
 }
