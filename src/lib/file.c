@@ -2,6 +2,7 @@
  * its content and handed to its format's backend (HDF5: h5file.c), which
  * lists the variables; lookups by name. */
 #include "file.h"
+#include "sniff.h"
 #include "err.h"
 #include "h5.h"
 #include "st.h"
@@ -124,7 +125,7 @@ ckpt_file *ckpt_open_image(const char *name, void *image, size_t size)
 		opened = ckpt_h5_open_image(f);
 	else if (ckpt_st_looks_like(image, size))
 		opened = ckpt_st_open(f);
-	else
+	else if (ckpt_sniff_image(name, image, size) == 0)
 		ckpt_seterr("%s: not an HDF5 or safetensors file", name);
 	return finish_open(f, opened);
 }
@@ -146,6 +147,25 @@ static ckpt_file *open_stdin(void)
 	return ckpt_open_image("(stdin)", buf, size);
 }
 
+/* A path that cannot be opened; a TensorFlow checkpoint is named by the
+ * prefix of its files (model.ckpt for model.ckpt.index), which is no file. */
+static void missing(const char *path)
+{
+	int err = errno;
+	size_t len = strlen(path);
+	char *index = malloc(len + 7);
+	struct stat st;
+
+	if (err == ENOENT && index && (memcpy(index, path, len), memcpy(index + len, ".index", 7),
+	                               stat(index, &st) == 0))
+		ckpt_seterr("%s: no such file, but %s is there: a TensorFlow checkpoint "
+		            "prefix; ckpt reads HDF5 (h5py, Keras), .keras archives and "
+		            "safetensors", path, index);
+	else
+		errno = err, ckpt_seterr_errno(path);
+	free(index);
+}
+
 /* Checks HDF5 cannot phrase well: missing, a directory, unreadable, empty,
  * not a checkpoint at all; the format otherwise. */
 static enum ckpt_format check_path(const char *path)
@@ -157,11 +177,13 @@ static enum ckpt_format check_path(const char *path)
 	enum ckpt_format fmt = CKPT_FORMAT_NONE;
 
 	if (fd < 0)
-		return ckpt_seterr_errno(path), CKPT_FORMAT_NONE;
+		return missing(path), CKPT_FORMAT_NONE;
 	if (fstat(fd, &st) < 0)
 		ckpt_seterr_errno(path);
-	else if (S_ISDIR(st.st_mode))
+	else if (S_ISDIR(st.st_mode) && ckpt_sniff_path(path) == 0)
 		ckpt_seterr("%s: is a directory", path);
+	else if (S_ISDIR(st.st_mode))
+		;
 	else if (st.st_size == 0)
 		ckpt_seterr("%s: empty file, not a checkpoint", path);
 	else if (ckpt_fd_is_hdf5(fd, (uint64_t)st.st_size))
@@ -169,7 +191,7 @@ static enum ckpt_format check_path(const char *path)
 	else if ((got = pread(fd, head, sizeof head, 0)) > 0 &&
 	         ckpt_st_looks_like(head, (size_t)got))
 		fmt = CKPT_FORMAT_SAFETENSORS;
-	else
+	else if (ckpt_sniff_path(path) == 0)
 		ckpt_seterr("%s: not an HDF5 or safetensors file", path);
 	close(fd);
 	return fmt;

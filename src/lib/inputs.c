@@ -1,5 +1,6 @@
 /* inputs.c - HDF5 files, stdin and archives as inputs. */
 #include "inputs.h"
+#include "sniff.h"
 #include "err.h"
 #include "par.h"
 #include "wrap.h"
@@ -235,6 +236,7 @@ static int open_members(struct archive *a, const char *shown, ckpt_file ***files
 	const char **names;
 	size_t first = *n;
 	int keras, rc = read_members(a, shown, &ms);
+	const char *foreign;
 
 	if (rc == 0 && !(names = calloc(ms.n + 1, sizeof *names)))
 		rc = ckpt_seterr("%s: out of memory", shown);
@@ -245,6 +247,7 @@ static int open_members(struct archive *a, const char *shown, ckpt_file ***files
 	for (size_t i = 0; i < ms.n; i++)
 		names[i] = member_name(&ms.m[i]);
 	keras = ms.zip && ckpt_keras_archive_is(names, ms.n);
+	foreign = ckpt_sniff_members(names, ms.n);
 	free(names);
 	if (keras) {
 		rc = open_keras(shown, &ms, files, n);
@@ -262,7 +265,9 @@ static int open_members(struct archive *a, const char *shown, ckpt_file ***files
 	}
 	members_free(&ms);
 	if (rc == 0 && *n == first)
-		rc = ckpt_seterr("%s: the archive holds no checkpoint", shown);
+		rc = foreign ? ckpt_seterr("%s: %s; ckpt reads HDF5 (h5py, Keras), .keras "
+		                           "archives and safetensors", shown, foreign)
+		             : ckpt_seterr("%s: the archive holds no checkpoint", shown);
 	if (rc < 0)
 		while (*n > first)
 			ckpt_close((*files)[--*n]);
@@ -457,10 +462,13 @@ int ckpt_open_inputs(const char *path, ckpt_file ***files, size_t *n)
 			f = ckpt_open_image("(stdin)", buf, size);
 			return f ? append(files, n, f) : -1;
 		}
-		rc = open_archive(NULL, buf, size, files, n);
+		rc = ckpt_sniff_image("(stdin)", buf, size) < 0 ? -1
+		                                             : open_archive(NULL, buf, size, files, n);
 		free(buf);
 		return rc;
 	}
+	if (!path_is_checkpoint(path) && ckpt_sniff_path(path) < 0)
+		return -1;
 	if (!path_is_checkpoint(path))
 		return is_json(path) ? open_shard_map(path, files, n)
 		                     : open_archive(path, NULL, 0, files, n);
