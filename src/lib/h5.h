@@ -40,7 +40,7 @@ void ckpt_h5_close(ckpt_file *f);
  * creation order where tracked; returns how many other attributes the
  * root has, -1 on failure (also when fn fails). */
 int ckpt_h5_root_text(const ckpt_file *f, const char *key, char **text);
-typedef int (*ckpt_string_fn)(const char *name, const char *text, void *user);
+typedef int (*ckpt_string_fn)(const char *name, const char *text, size_t len, void *user);
 int64_t ckpt_h5_root_strings(const ckpt_file *f, ckpt_string_fn fn, void *user);
 
 /* ---- writing (h5out.c), under out.c ------------------------------------ */
@@ -86,7 +86,7 @@ void ckpt_h5var_close(struct ckpt_h5var *w);
 int ckpt_h5_out_shared(const ckpt_out *o);
 
 /* A root attribute name, a variable-length UTF-8 string. */
-int ckpt_h5_write_string_attr(hid_t fid, const char *name, const char *text);
+int ckpt_h5_write_string_attr(hid_t fid, const char *name, const char *text, size_t len);
 
 /* The HDF5 file of output o that holds (or is to hold) the object called
  * name - of several when o is a sharded set - and its name for messages;
@@ -104,7 +104,7 @@ int ckpt_h5_has_type(ckpt_dtype t);
 
 /* The text of attribute a when it is one string: 1 with *text malloc'd, 0
  * when it is not one string, -1 when it cannot be read. */
-int ckpt_h5_read_string_attr(hid_t a, char **text);
+int ckpt_h5_read_string_attr(hid_t a, char **text, size_t *len);
 
 /* A new HDF5 datatype (close it with H5Tclose) for values of t in memory:
  * native byte order; float16 and bfloat16 as their 16-bit patterns. */

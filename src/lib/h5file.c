@@ -119,7 +119,7 @@ static int marked_bfloat16(hid_t obj)
 		H5Eclear2(H5E_DEFAULT);
 		return 0;
 	}
-	yes = ckpt_h5_read_string_attr(a, &text) == 1 && strcmp(text, "bfloat16") == 0;
+	yes = ckpt_h5_read_string_attr(a, &text, NULL) == 1 && strcmp(text, "bfloat16") == 0;
 	free(text);
 	H5Aclose(a);
 	return yes;
@@ -729,7 +729,8 @@ static herr_t root_string(hid_t loc, const char *name, const H5A_info_t *info, v
 	struct root_strings *r = p;
 	hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
 	char *text = NULL;
-	int k = a < 0 ? -1 : ckpt_h5_read_string_attr(a, &text), rc = 0;
+	size_t len = 0;
+	int k = a < 0 ? -1 : ckpt_h5_read_string_attr(a, &text, &len), rc = 0;
 
 	(void)info;
 	if (a >= 0)
@@ -739,7 +740,7 @@ static herr_t root_string(hid_t loc, const char *name, const H5A_info_t *info, v
 	else if (k == 0)
 		r->others++;
 	else
-		rc = r->fn(name, text, r->user);
+		rc = r->fn(name, text, len, r->user);
 	free(text);
 	if (rc < 0)
 		r->failed = 1;
@@ -783,7 +784,7 @@ int ckpt_h5_root_text(const ckpt_file *f, const char *key, char **text)
 		H5Eclear2(H5E_DEFAULT);
 		return -1;
 	}
-	k = ckpt_h5_read_string_attr(a, text);
+	k = ckpt_h5_read_string_attr(a, text, NULL);
 	H5Aclose(a);
 	return k == 1 ? 1 : -1;
 }

@@ -522,14 +522,18 @@ void ckpt_h5var_close(struct ckpt_h5var *w)
 
 /* A variable-length UTF-8 string attribute of the root group: it lives in
  * the global heap, without the 64 KiB limit of attributes. */
-int ckpt_h5_write_string_attr(hid_t fid, const char *name, const char *text)
+int ckpt_h5_write_string_attr(hid_t fid, const char *name, const char *text, size_t len)
 {
 	hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR), a = -1;
-	int rc = -1;
+	int rc = -1, nul = memchr(text, 0, len) != NULL;
+	/* a variable-length string ends at its first NUL: one holding NUL
+	 * is a fixed-length string of its bytes, padded with nothing */
+	herr_t sized = nul ? H5Tset_size(t, len) | H5Tset_strpad(t, H5T_STR_NULLPAD)
+	                   : H5Tset_size(t, H5T_VARIABLE);
 
-	if (t >= 0 && H5Tset_size(t, H5T_VARIABLE) >= 0 && H5Tset_cset(t, H5T_CSET_UTF8) >= 0 &&
+	if (t >= 0 && sized >= 0 && H5Tset_cset(t, H5T_CSET_UTF8) >= 0 &&
 	    sp >= 0 && (a = H5Acreate2(fid, name, t, sp, H5P_DEFAULT, H5P_DEFAULT)) >= 0 &&
-	    H5Awrite(a, t, &text) >= 0)
+	    H5Awrite(a, t, nul ? (const void *)text : (const void *)&text) >= 0)
 		rc = 0;
 	else
 		ckpt_seterr_h5("attribute '%s': cannot write", name);

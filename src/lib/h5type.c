@@ -155,10 +155,11 @@ hid_t ckpt_dtype_filetype(ckpt_dtype t)
 /* The text of attribute a when it is one string (fixed or variable length,
  * any character set): 1 with *text malloc'd, 0 when it is not one string,
  * -1 on failure. */
-int ckpt_h5_read_string_attr(hid_t a, char **text)
+int ckpt_h5_read_string_attr(hid_t a, char **text, size_t *len)
 {
 	hid_t t = H5Aget_type(a), sp = H5Aget_space(a), mt = -1;
 	int rc = 0;
+	size_t got = 0;
 
 	*text = NULL;
 	if (t < 0 || sp < 0 || H5Tget_class(t) != H5T_STRING ||
@@ -170,6 +171,7 @@ int ckpt_h5_read_string_attr(hid_t a, char **text)
 
 		if (H5Aread(a, mt, &v) >= 0 && v) {
 			*text = strdup(v);
+			got = strlen(v);
 			H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, &v);
 		}
 	} else {
@@ -179,9 +181,18 @@ int ckpt_h5_read_string_attr(hid_t a, char **text)
 			free(*text);
 			*text = NULL;
 		}
+		/* every byte of a fixed-length string, NUL included, but the
+		 * padding: after the first NUL for a NUL-terminated one */
+		if (*text && H5Tget_strpad(t) == H5T_STR_NULLTERM)
+			got = strlen(*text);
+		else
+			for (got = n; *text && got > 0 && (*text)[got - 1] == '\0'; got--)
+				;
 	}
 	if (*text)
 		rc = 1;
+	if (len)
+		*len = got;
 out:
 	if (mt >= 0)
 		H5Tclose(mt);

@@ -155,9 +155,9 @@ static int wants_safetensors(const char *target, const ckpt_file *like)
 /* The base's metadata goes along into safetensors file k: a safetensors
  * base's __metadata__ (a set's: shard k's), an HDF5 base's root string
  * attributes. */
-static int set_meta(const char *key, const char *value, void *st)
+static int set_meta(const char *key, const char *value, size_t len, void *st)
 {
-	return ckpt_stout_set_meta(st, key, value);
+	return ckpt_stout_set_meta_n(st, key, value, len);
 }
 
 static int keep_metadata(ckpt_out *o, size_t k)
@@ -181,7 +181,8 @@ static int keep_metadata(ckpt_out *o, size_t k)
 	}
 	kv = ckpt_st_metadata(like, &n);
 	for (size_t i = 0; kv && i < n; i++)
-		if (ckpt_stout_set_meta(o->st[k], kv[2 * i], kv[2 * i + 1]) < 0)
+		if (ckpt_stout_set_meta_n(o->st[k], kv[2 * i], kv[2 * i + 1],
+		                          ckpt_st_metadata_len(like, i)) < 0)
 			return -1;
 	return 0;
 }
@@ -402,12 +403,17 @@ static ckpt_outvar *outvar_new(struct ckpt_h5var *h5, struct ckpt_stvar *st)
 
 int ckpt_out_set_text(ckpt_out *o, const char *key, const char *text)
 {
+	return ckpt_out_set_bytes(o, key, text, strlen(text));
+}
+
+int ckpt_out_set_bytes(ckpt_out *o, const char *key, const char *text, size_t len)
+{
 	for (size_t k = 0; k < o->nst; k++)
-		if (ckpt_stout_set_meta(o->st[k], key, text) < 0)
+		if (ckpt_stout_set_meta_n(o->st[k], key, text, len) < 0)
 			return -1;
 	if (o->nst)
 		return 0;
-	return ckpt_h5_write_string_attr(ckpt_h5_out_fid(o, NULL), key, text) < 0
+	return ckpt_h5_write_string_attr(ckpt_h5_out_fid(o, NULL), key, text, len) < 0
 	       ? ckpt_seterr("%s: %s", ckpt_h5_out_name(o, NULL), ckpt_errmsg()) : 0;
 }
 

@@ -16,22 +16,23 @@
 struct meta_union {
 	json_t *seen;        /* key -> the value kept */
 	char *clash;         /* the first key whose values differ */
-	int (*put)(const char *key, const char *value, void *user);
+	int (*put)(const char *key, const char *value, size_t len, void *user);
 	void *user;
 };
 
-static int meta_take(struct meta_union *m, const char *key, const char *value)
+static int meta_take(struct meta_union *m, const char *key, const char *value, size_t len)
 {
 	json_t *had = json_object_get(m->seen, key);
 
 	if (had) {
-		if (!m->clash && strcmp(json_string_value(had), value) != 0)
+		if (!m->clash && (json_string_length(had) != len ||
+		                  memcmp(json_string_value(had), value, len) != 0))
 			m->clash = strdup(key);
 		return 0;
 	}
-	if (json_object_set_new(m->seen, key, json_string(value)) < 0)
+	if (json_object_set_new(m->seen, key, json_stringn(value, len)) < 0)
 		return ckpt_seterr("out of memory");
-	return m->put(key, value, m->user);
+	return m->put(key, value, len, m->user);
 }
 
 /* One file from a set of safetensors shards keeps the union of the
@@ -39,7 +40,7 @@ static int meta_take(struct meta_union *m, const char *key, const char *value)
  * that are not text as their JSON): the first value of a key wins, a
  * conflict is warned of once. */
 int ckpt_out_set_metadata(const ckpt_out *o, const ckpt_file *set,
-                          int (*put)(const char *key, const char *value, void *user),
+                          int (*put)(const char *key, const char *value, size_t len, void *user),
                           void *user)
 {
 	struct meta_union m = {json_object(), NULL, put, user};
@@ -53,14 +54,14 @@ int ckpt_out_set_metadata(const ckpt_out *o, const ckpt_file *set,
 		const char *const *kv = ckpt_st_metadata(parts[k], &nkv);
 
 		for (size_t i = 0; kv && i < nkv && rc == 0; i++)
-			rc = meta_take(&m, kv[2 * i], kv[2 * i + 1]);
+			rc = meta_take(&m, kv[2 * i], kv[2 * i + 1], ckpt_st_metadata_len(parts[k], i));
 	}
 	json_object_foreach(rc == 0 && json_is_object(meta) ? meta : NULL, key, val) {
 		char *text = json_is_string(val) ? strdup(json_string_value(val))
 		             : json_dumps(val, JSON_COMPACT | JSON_ENCODE_ANY);
 
 		rc = !text ? ckpt_seterr("out of memory")
-		     : strcmp(key, "total_size") == 0 ? 0 : meta_take(&m, key, text);
+		     : strcmp(key, "total_size") == 0 ? 0 : meta_take(&m, key, text, strlen(text));
 		free(text);
 		if (rc < 0)
 			break;
@@ -211,7 +212,7 @@ static int copy_metadata(const ckpt_file *src, ckpt_out *o)
 	const char *const *kv = ckpt_st_metadata(src, &n);
 
 	for (size_t i = 0; i < n; i++)
-		if (ckpt_out_set_text(o, kv[2 * i], kv[2 * i + 1]) < 0)
+		if (ckpt_out_set_bytes(o, kv[2 * i], kv[2 * i + 1], ckpt_st_metadata_len(src, i)) < 0)
 			return -1;
 	return 0;
 }
@@ -238,9 +239,9 @@ static int copy_flat(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, voi
 	return rc;
 }
 
-static int put_text(const char *key, const char *value, void *o)
+static int put_text(const char *key, const char *value, size_t len, void *o)
 {
-	return ckpt_out_set_text(o, key, value);
+	return ckpt_out_set_bytes(o, key, value, len);
 }
 
 int ckpt_copy_structure(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, void *user)

@@ -49,7 +49,7 @@ int ckpt_out_commit_set(ckpt_out *o);
 /* The union of the metadata of a set of safetensors shards and its map,
  * each key once (the first value), handed to put. */
 int ckpt_out_set_metadata(const ckpt_out *o, const ckpt_file *set,
-                          int (*put)(const char *key, const char *value, void *user),
+                          int (*put)(const char *key, const char *value, size_t len, void *user),
                           void *user);
 
 #endif

@@ -16,6 +16,7 @@ struct ckpt_st {
 	uint64_t data;      /* where the data start: 8 + the header's length */
 	uint64_t *begin;    /* per variable: its first byte within the data */
 	char **meta;        /* __metadata__: key, value, key, value, ... */
+	size_t *metalen;    /* each value's length (JSON strings may hold NUL) */
 	size_t nmeta;
 };
 
@@ -155,15 +156,20 @@ static int parse_metadata(const ckpt_file *f, json_t *m, struct ckpt_st *st)
 
 	if (!json_is_object(m))
 		return ckpt_seterr("%s: __metadata__ is not an object", f->name);
-	if (!(st->meta = calloc(2 * json_object_size(m) + 1, sizeof *st->meta)))
+	if (!(st->meta = calloc(2 * json_object_size(m) + 1, sizeof *st->meta)) ||
+	    !(st->metalen = calloc(json_object_size(m) + 1, sizeof *st->metalen)))
 		return ckpt_seterr("%s: out of memory", f->name);
 	json_object_foreach(m, key, val) {
+		size_t len = json_string_length(val);
+		char *copy;
+
 		if (!json_is_string(val))
 			return ckpt_seterr("%s: __metadata__: \"%s\" is not a string", f->name, key);
-		if (!(st->meta[2 * st->nmeta] = strdup(key)) ||
-		    !(st->meta[2 * st->nmeta + 1] = strdup(json_string_value(val))))
+		if (!(st->meta[2 * st->nmeta] = strdup(key)) || !(copy = malloc(len + 1)))
 			return ckpt_seterr("%s: out of memory", f->name);
-		st->nmeta++;
+		memcpy(copy, json_string_value(val), len + 1);
+		st->meta[2 * st->nmeta + 1] = copy;
+		st->metalen[st->nmeta++] = len;
 	}
 	return 0;
 }
@@ -236,9 +242,14 @@ static json_t *load_header(ckpt_file *f, uint64_t *data)
 		free(text);
 		return NULL;
 	}
-	root = json_loadb(text, n, JSON_REJECT_DUPLICATES, &err);
+	/* (strings may hold NUL: \u0000 is valid JSON, and metadata is any text) */
+	root = json_loadb(text, n, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &err);
 	free(text);
-	if (!root)
+	/* (jansson leaves the error empty when an allocation failed) */
+	if (!root && (json_error_code(&err) == json_error_out_of_memory || !err.text[0]))
+		ckpt_seterr("%s: out of memory reading the safetensors header (%" PRIu64
+		            " bytes of JSON)", f->name, n);
+	else if (!root)
 		ckpt_seterr("%s: the safetensors header is not valid JSON: %s (byte %d)", f->name,
 		            err.text, err.position);
 	else if (!json_is_object(root)) {
@@ -325,6 +336,7 @@ void ckpt_st_close(ckpt_file *f)
 	for (size_t i = 0; i < 2 * st->nmeta; i++)
 		free(st->meta[i]);
 	free(st->meta);
+	free(st->metalen);
 	free(st->begin);
 	free(st);
 	f->backend->st = NULL;
@@ -336,6 +348,11 @@ const char *const *ckpt_st_metadata(const ckpt_file *f, size_t *n)
 
 	*n = st ? st->nmeta : 0;
 	return st && st->nmeta ? (const char *const *)st->meta : NULL;
+}
+
+size_t ckpt_st_metadata_len(const ckpt_file *f, size_t i)
+{
+	return f->backend->st->metalen[i];
 }
 
 uint64_t ckpt_st_offset(const ckpt_file *f, const ckpt_var *v)

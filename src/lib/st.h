@@ -30,6 +30,8 @@ void ckpt_st_close(ckpt_file *f);
 /* The header's __metadata__ (string to string), in its order: n pairs,
  * NULL when there is none. */
 const char *const *ckpt_st_metadata(const ckpt_file *f, size_t *n);
+/* The length of value i (it may hold NUL bytes). */
+size_t ckpt_st_metadata_len(const ckpt_file *f, size_t i);
 
 /* Where v's bytes start in f. */
 uint64_t ckpt_st_offset(const ckpt_file *f, const ckpt_var *v);
@@ -46,6 +48,8 @@ struct ckpt_stout;
 struct ckpt_stout *ckpt_stout_open(const char *target, int force);
 const char *ckpt_stout_name(const struct ckpt_stout *o);
 int ckpt_stout_set_meta(struct ckpt_stout *o, const char *key, const char *value);
+int ckpt_stout_set_meta_n(struct ckpt_stout *o, const char *key, const char *value,
+                          size_t len);
 void ckpt_stout_unset_meta(struct ckpt_stout *o, const char *key);
 
 /* Whether safetensors has a type for v's values. */

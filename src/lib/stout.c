@@ -95,12 +95,18 @@ void ckpt_stout_abort(struct ckpt_stout *o)
 
 int ckpt_stout_set_meta(struct ckpt_stout *o, const char *key, const char *value)
 {
+	return ckpt_stout_set_meta_n(o, key, value, strlen(value));
+}
+
+int ckpt_stout_set_meta_n(struct ckpt_stout *o, const char *key, const char *value,
+                          size_t len)
+{
 	if (o->fixed)
 		return ckpt_seterr("%s: metadata '%s' set after values were written",
 		                   ckpt_stout_name(o), key);
 	if (!o->meta && !(o->meta = json_object()))
 		return ckpt_seterr("out of memory");
-	if (json_object_set_new(o->meta, key, json_string(value)) < 0)
+	if (json_object_set_new(o->meta, key, json_stringn(value, len)) < 0)
 		return ckpt_seterr("%s: metadata '%s' is not UTF-8 text", ckpt_stout_name(o), key);
 	return 0;
 }
