@@ -43,6 +43,13 @@ int ckpt_h5_root_text(const ckpt_file *f, const char *key, char **text);
 typedef int (*ckpt_string_fn)(const char *name, const char *text, size_t len, void *user);
 int64_t ckpt_h5_root_strings(const ckpt_file *f, ckpt_string_fn fn, void *user);
 
+/* The order of a flat file's variables (h5order.c): written as a root
+ * attribute where HDF5's walk would meet them in another; the variables
+ * of f put back in it after the walk. */
+#define CKPT_ORDER_ATTR "ckpt_order"
+int ckpt_h5_write_order(hid_t fid, const char *const *names, size_t n);
+int ckpt_h5_apply_order(ckpt_file *f);
+
 /* ---- writing (h5out.c), under out.c ------------------------------------ */
 
 /* One HDF5 file being written: a temporary beside target (or in TMPDIR

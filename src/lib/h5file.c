@@ -516,7 +516,7 @@ int ckpt_h5_list(ckpt_file *f)
 		return ckpt_seterr_h5("%s: cannot open the root group", f->name);
 	rc = walk(&w, root); /* closes root */
 	seen_free(&w);
-	return rc < 0 ? -1 : 0;
+	return rc < 0 || ckpt_h5_apply_order(f) < 0 ? -1 : 0;
 }
 
 /* ---- opening ------------------------------------------------------------ */
@@ -735,7 +735,9 @@ static herr_t root_string(hid_t loc, const char *name, const H5A_info_t *info, v
 	(void)info;
 	if (a >= 0)
 		H5Aclose(a);
-	if (k < 0)
+	if (strcmp(name, CKPT_ORDER_ATTR) == 0)
+		; /* the variables' order, not metadata */
+	else if (k < 0)
 		rc = ckpt_seterr("%s: attribute '%s': cannot read", r->f->name, name);
 	else if (k == 0)
 		r->others++;

@@ -349,8 +349,32 @@ int ckpt_h5_make_groups(hid_t fid, const char *path)
 	return rc;
 }
 
+/* Why HDF5 cannot hold name as a path of groups and a dataset, or NULL:
+ * it would read "/a" from the root, "a//b" and "a/./b" as "a/b". */
+static const char *unholdable(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len == 0)
+		return "it is empty";
+	if (name[0] == '/')
+		return "it starts with '/'";
+	if (strstr(name, "//") || name[len - 1] == '/')
+		return "it has an empty component";
+	for (const char *c = name; c; c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL)
+		if ((c[0] == '.' && (c[1] == '/' || c[1] == '\0')) ||
+		    (c[0] == '.' && c[1] == '.' && (c[2] == '/' || c[2] == '\0')))
+			return "it has a component '.' or '..'";
+	return NULL;
+}
+
 int ckpt_h5_out_make_groups(ckpt_out *o, const char *path)
 {
+	const char *why = unholdable(path);
+
+	if (why)
+		return ckpt_seterr("%s: variable '%s': HDF5 cannot hold this name (%s); a "
+		                   "safetensors output can", ckpt_h5_out_name(o, path), path, why);
 	if (ckpt_h5_make_groups(ckpt_h5_out_fid(o, path), path) < 0)
 		return ckpt_seterr("%s: %s", ckpt_h5_out_name(o, path), ckpt_errmsg());
 	return 0;

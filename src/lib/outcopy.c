@@ -223,7 +223,11 @@ static int copy_flat(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, voi
                      int with_metadata)
 {
 	int rc = with_metadata ? copy_metadata(src, o) : 0;
+	const char **names = malloc((src->nvars + 1) * sizeof *names);
+	size_t n = 0;
 
+	if (!names)
+		return ckpt_seterr("out of memory");
 	for (size_t i = 0; i < src->nvars && rc == 0; i++) {
 		const ckpt_var *v = &src->vars[i];
 		ckpt_copy_spec spec = {CKPT_OTHER, 0};
@@ -231,11 +235,17 @@ static int copy_flat(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, voi
 
 		if (act == CKPT_COPY_SKIP)
 			continue;
+		names[n++] = v->name;
 		rc = create_from(src, v, act == CKPT_COPY_EMPTY && spec.dtype != CKPT_OTHER ?
 		                 spec.dtype : v->dtype, o, v->name);
 		if (rc == 0 && act == CKPT_COPY_WHOLE)
 			rc = copy_values(src, v, o, v->name);
 	}
+	/* one file's order (a set's shards are files of their own) */
+	if (rc == 0 && with_metadata && o->nparts <= 1 &&
+	    ckpt_h5_write_order(ckpt_h5_out_fid(o, NULL), names, n) < 0)
+		rc = ckpt_seterr("%s: %s", ckpt_out_name(o), ckpt_errmsg());
+	free(names);
 	return rc;
 }
 
