@@ -144,32 +144,44 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static int add_shard(const char *path, const char *key, const char *s, ckpt_container *c)
+{
+	size_t k;
+
+	if (!s)
+		return ckpt_seterr("%s: weight_map: \"%s\" is not mapped to a file name (or a "
+		                   "list of them)", path, key);
+	if (!*s || strchr(s, '/') || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return ckpt_seterr("%s: weight_map: \"%s\" is not a file beside the map", path, s);
+	for (k = 0; k < c->nshards && strcmp(c->shards[k], s) != 0; k++)
+		;
+	if (k < c->nshards)
+		return 0;
+	if (!(c->shards = realloc(c->shards, (c->nshards + 1) * sizeof *c->shards)) ||
+	    !(c->shards[c->nshards] = strdup(s)))
+		return ckpt_seterr("%s: out of memory", path);
+	c->nshards++;
+	return 0;
+}
+
 /* The map's shard files, each once, in name order (Keras numbers them in
  * the order it writes them): plain names of files beside the JSON, as
- * Keras writes and reads them. */
+ * Keras writes and reads them.  A value is a file name, or (Keras 3.11 on,
+ * for a layer whose variables straddle shards) a list of them. */
 static int list_shards(const char *path, json_t *map, ckpt_container *c)
 {
 	const char *key;
-	json_t *val;
+	json_t *val, *item;
+	size_t i;
 
 	json_object_foreach(map, key, val) {
-		const char *s = json_string_value(val);
-		size_t k;
-
-		if (!s)
-			return ckpt_seterr("%s: weight_map: \"%s\" is not mapped to a file name",
-			                   path, key);
-		if (!*s || strchr(s, '/') || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
-			return ckpt_seterr("%s: weight_map: \"%s\" is not a file beside the "
-			                   "map", path, s);
-		for (k = 0; k < c->nshards && strcmp(c->shards[k], s) != 0; k++)
-			;
-		if (k < c->nshards)
-			continue;
-		if (!(c->shards = realloc(c->shards, (c->nshards + 1) * sizeof *c->shards)) ||
-		    !(c->shards[c->nshards] = strdup(s)))
-			return ckpt_seterr("%s: out of memory", path);
-		c->nshards++;
+		if (json_is_array(val) && json_array_size(val) == 0)
+			return add_shard(path, key, NULL, c);
+		if (!json_is_array(val) && add_shard(path, key, json_string_value(val), c) < 0)
+			return -1;
+		json_array_foreach(json_is_array(val) ? val : NULL, i, item)
+			if (add_shard(path, key, json_string_value(item), c) < 0)
+				return -1;
 	}
 	if (c->nshards == 0)
 		return ckpt_seterr("%s: weight_map names no shard", path);
@@ -441,20 +453,31 @@ char **ckpt_keras_shard_names(const char *target, size_t n)
 	return names;
 }
 
-/* Each value of the map names the output's shard in the place the base's
- * shard of that name had. */
+/* A file name of the base's map as the output's shard in its place. */
+static int rename_shard(json_t *name, const ckpt_container *base, char *const *names)
+{
+	size_t k = 0;
+
+	while (k < base->nshards && strcmp(base->shards[k], json_string_value(name)) != 0)
+		k++;
+	return k == base->nshards ? -1 : json_string_set(name, ckpt_path_base(names[k]));
+}
+
+/* Each value of the map (a file name, or a list of them for a layer that
+ * straddles shards) names the output's shards in the places the base's
+ * shards of those names had. */
 static int rename_shards(json_t *map, const ckpt_container *base, char *const *names)
 {
 	const char *key;
-	json_t *val;
+	json_t *val, *item;
+	size_t i;
 
 	json_object_foreach(map, key, val) {
-		size_t k = 0;
-
-		while (k < base->nshards && strcmp(base->shards[k], json_string_value(val)) != 0)
-			k++;
-		if (k == base->nshards || json_string_set(val, ckpt_path_base(names[k])) < 0)
+		if (!json_is_array(val) && rename_shard(val, base, names) < 0)
 			return -1;
+		json_array_foreach(json_is_array(val) ? val : NULL, i, item)
+			if (rename_shard(item, base, names) < 0)
+				return -1;
 	}
 	return 0;
 }

@@ -9,7 +9,9 @@ h5py and zipfile (Keras itself is not in Debian):
                         max_shard_size=...) writes it (ShardedH5IOStore):
                         NAME_00000.weights.h5, NAME_00001.weights.h5; the
                         group layers/dense/vars continues in the second
-                        shard, and the map names the first shard it is in.
+                        shard, and the map names the first shard it is in
+                        (with a fourth argument "lists", as Keras 3.11 on:
+                        the list of both).
 
 Layout: layers/<name>/vars/<i> (integer names), a scalar string attribute
 "name" on each vars group, optimizer/vars/<i> with the iteration count
@@ -24,6 +26,9 @@ import h5py
 import numpy as np
 
 d, name, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
+# "lists": the map as Keras 3.11 on writes it, a layer that straddles
+# shards mapped to the list of its shards
+lists = len(sys.argv) > 4 and sys.argv[4] == "lists"
 os.chdir(d)
 rng = np.random.default_rng(seed)
 
@@ -70,7 +75,10 @@ with h5py.File(shards[0], "w") as f0, h5py.File(shards[1], "w") as f1:
         for i, a in enumerate(arrays):
             f = f0 if path == "layers/dense" and i == 0 else f1
             write_group(f, path, [a], i)
-            wmap.setdefault("/" + path + "/vars", os.path.basename(f.filename))
+            key, shard = "/" + path + "/vars", os.path.basename(f.filename)
+            if lists and key in wmap and shard not in wmap[key]:
+                wmap[key] = (wmap[key] if isinstance(wmap[key], list) else [wmap[key]]) + [shard]
+            wmap.setdefault(key, shard)
             total += np.asarray(a).nbytes
 with open(name + ".weights.json", "w") as fp:
     json.dump({"metadata": {"total_size": float(total)}, "weight_map": wmap}, fp, indent=4)
