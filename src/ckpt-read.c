@@ -1,9 +1,11 @@
 /* ckpt-read - list the variables of checkpoints, their values, statistics. */
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "prog.h"
 
@@ -626,6 +628,42 @@ static void parse_options(int argc, char **argv)
 		            "--json or --tsv");
 }
 
+/* A JSON document is whole or not there: written to an unlinked file in
+ * $TMPDIR (standard output pointed at it) and copied out at the end, so
+ * that a failure on the way (the second file missing, a damaged chunk)
+ * leaves nothing on standard output, not a document cut short. */
+static int held_stdout = -1;
+
+static void hold_output(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof path, "%s/ckpt-read.XXXXXX", dir && *dir ? dir : "/tmp");
+	fflush(stdout);
+	if ((fd = mkstemp(path)) < 0 || unlink(path) < 0 || (held_stdout = dup(1)) < 0 ||
+	    dup2(fd, 1) < 0)
+		die("%s: cannot hold the JSON output: %s", path, strerror(errno));
+	close(fd);
+}
+
+static void release_output(void)
+{
+	char buf[1 << 16];
+	ssize_t got;
+
+	if (fflush(stdout) != 0 || lseek(1, 0, SEEK_SET) < 0)
+		die("cannot write the JSON output: %s", strerror(errno));
+	while ((got = read(1, buf, sizeof buf)) > 0)
+		for (ssize_t at = 0, put; at < got; at += put)
+			if ((put = write(held_stdout, buf + at, (size_t)(got - at))) < 0)
+				die("standard output: %s", strerror(errno));
+	if (got < 0 || dup2(held_stdout, 1) < 0)
+		die("cannot write the JSON output: %s", strerror(errno));
+	close(held_stdout);
+}
+
 int main(int argc, char **argv)
 {
 	size_t nfiles = 0;
@@ -633,8 +671,10 @@ int main(int argc, char **argv)
 	prog_init(argv[0], synopsis);
 	parse_options(argc, argv);
 	/* all inputs first: an archive may hold several checkpoints */
-	if (opt.format == JSON && !opt.names)
+	if (opt.format == JSON && !opt.names) {
+		hold_output();
 		printf("{\"files\": [");
+	}
 	for (int i = optind; i < argc; i++) {
 		ckpt_file **files = NULL;
 		size_t n = 0;
@@ -645,8 +685,10 @@ int main(int argc, char **argv)
 			list_file(files[k], argc - optind > 1 || n > 1 ? 2 : 1, nfiles);
 		ckpt_close_inputs(files, n);
 	}
-	if (opt.format == JSON && !opt.names)
+	if (opt.format == JSON && !opt.names) {
 		printf("\n]}\n");
+		release_output();
+	}
 	ckpt_select_free(&opt.sel);
 	return finish(EXIT_OK);
 }

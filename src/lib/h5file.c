@@ -573,12 +573,16 @@ static hid_t open_in_place(ckpt_file *f)
 	                                  image_realloc, image_free,
 	                                  udata_copy, udata_free, f};
 	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fid = -1;
+	char name[64];
 
+	/* a name no file has: HDF5 takes an existing one (a pipe given as
+	 * /dev/fd/63) for a file to open */
+	snprintf(name, sizeof name, "(image %p)", (void *)f);
 	if (fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 0) >= 0 &&
 	    H5Pset_file_image_callbacks(fapl, &cb) >= 0 &&
 	    H5Pset_file_image(fapl, f->image, f->image_size) >= 0 &&
 	    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0) {
-		fid = H5Fopen(f->name, H5F_ACC_RDONLY, fapl);
+		fid = H5Fopen(name, H5F_ACC_RDONLY, fapl);
 		if (fid < 0)
 			ckpt_seterr_h5("%s: damaged or truncated HDF5 file", f->name);
 	} else {

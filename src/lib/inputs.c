@@ -288,11 +288,11 @@ static struct archive *new_reader(void)
 	return a;
 }
 
-static int open_archive(const char *path, const void *mem, size_t size,
+/* The archive at path, or in mem (size bytes) shown as shown. */
+static int open_archive(const char *path, const char *shown, const void *mem, size_t size,
                         ckpt_file ***files, size_t *n)
 {
 	struct archive *a = new_reader();
-	const char *shown = mem ? "(stdin)" : path;
 	int rc;
 
 	if (!a)
@@ -350,30 +350,35 @@ static int open_shard_map(const char *path, ckpt_file ***files, size_t *n)
 	return f ? append(files, n, f) : -1;
 }
 
-/* Standard input: in an MPI run it reaches rank 0 only, which reads it
- * and gives every rank the bytes. */
-static int read_stdin(void **buf, size_t *size)
+/* Standard input, or a pipe given by name (<(cat f.h5)): read into
+ * memory, as HDF5 and safetensors need to seek.  In an MPI run it reaches
+ * rank 0 only, which reads it and gives every rank the bytes. */
+static int read_stream(const char *path, const char *shown, void **buf, size_t *size)
 {
 	uint64_t len = 0;
-	int ok = 1;
+	int ok = 1, fd = 0;
 
 	*buf = NULL;
 	*size = 0;
-	if (ckpt_par_rank() == 0 && ckpt_read_stream(0, buf, size) < 0)
-		ok = ckpt_seterr_errno("(stdin)") + 1;
+	if (ckpt_par_rank() == 0 && path && (fd = open(path, O_RDONLY)) < 0)
+		ok = ckpt_seterr_errno(shown) + 1;
+	else if (ckpt_par_rank() == 0 && ckpt_read_stream(fd, buf, size) < 0)
+		ok = ckpt_seterr_errno(shown) + 1;
+	if (path && fd > 0)
+		close(fd);
 	if (ckpt_par_size() == 1)
 		return ok ? 0 : -1;
 	len = *size;
 	if (ckpt_par_bcast(&len, sizeof len) < 0)
-		return ok ? ckpt_seterr("(stdin): %s", ckpt_errmsg()) : -1;
+		return ok ? ckpt_seterr("%s: %s", shown, ckpt_errmsg()) : -1;
 	if (ckpt_par_rank() != 0 && !(*buf = malloc(len ? (size_t)len : 1)))
-		ok = ckpt_seterr("(stdin): out of memory") + 1;
+		ok = ckpt_seterr("%s: out of memory", shown) + 1;
 	*size = (size_t)len;
 	for (size_t at = 0; ok && at < *size; at += 1u << 30) {
 		size_t part = *size - at < (1u << 30) ? *size - at : (1u << 30);
 
 		if (ckpt_par_bcast((char *)*buf + at, part) < 0)
-			ok = ckpt_seterr("(stdin): %s", ckpt_errmsg()) + 1;
+			ok = ckpt_seterr("%s: %s", shown, ckpt_errmsg()) + 1;
 	}
 	if (!ok) {
 		free(*buf);
@@ -441,29 +446,40 @@ static int same_on_every_rank(const char *path)
 	return ckpt_par_all_ok(1) ? 0 : ckpt_seterr("%s: stopped: another rank failed", path);
 }
 
+/* A pipe or a device: read as a stream (it cannot seek) */
+static int is_stream(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ||
+	                                 S_ISSOCK(st.st_mode));
+}
+
 int ckpt_open_inputs(const char *path, ckpt_file ***files, size_t *n)
 {
 	ckpt_file *f;
 
 	if (same_on_every_rank(path) < 0)
 		return -1;
-	if (strcmp(path, "-") == 0) {
+	if (strcmp(path, "-") == 0 || is_stream(path)) {
+		int std = strcmp(path, "-") == 0;
+		const char *shown = std ? "(stdin)" : path;
 		void *buf;
 		size_t size;
 		int rc;
 
-		if (read_stdin(&buf, &size) < 0)
+		if (read_stream(std ? NULL : path, shown, &buf, &size) < 0)
 			return -1;
 		if (size == 0 || image_is_checkpoint(buf, size)) {
 			if (size == 0) {
 				free(buf);
-				return ckpt_seterr("(stdin): empty input, not a checkpoint");
+				return ckpt_seterr("%s: empty input, not a checkpoint", shown);
 			}
-			f = ckpt_open_image("(stdin)", buf, size);
+			f = ckpt_open_image(shown, buf, size);
 			return f ? append(files, n, f) : -1;
 		}
-		rc = ckpt_sniff_image("(stdin)", buf, size) < 0 ? -1
-		                                             : open_archive(NULL, buf, size, files, n);
+		rc = ckpt_sniff_image(shown, buf, size) < 0
+		         ? -1 : open_archive(NULL, shown, buf, size, files, n);
 		free(buf);
 		return rc;
 	}
@@ -471,7 +487,7 @@ int ckpt_open_inputs(const char *path, ckpt_file ***files, size_t *n)
 		return -1;
 	if (!path_is_checkpoint(path))
 		return is_json(path) ? open_shard_map(path, files, n)
-		                     : open_archive(path, NULL, 0, files, n);
+		                     : open_archive(path, path, NULL, 0, files, n);
 	f = ckpt_open(path);
 	return f ? append(files, n, f) : -1;
 }
