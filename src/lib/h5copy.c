@@ -325,9 +325,12 @@ static int copy_chunks(hid_t sd, hid_t dd, hid_t dcpl, const ckpt_var *v)
 			buf = nb;
 			cap = (size_t)size;
 		}
-		if (H5Dread_chunk(sd, H5P_DEFAULT, at, &mask, buf) < 0 ||
-		    H5Dwrite_chunk(dd, H5P_DEFAULT, mask, at, (size_t)size, buf) < 0) {
-			rc = ckpt_seterr_h5("cannot copy a chunk");
+		if (H5Dread_chunk(sd, H5P_DEFAULT, at, &mask, buf) < 0) {
+			rc = ckpt_seterr_h5("cannot read a chunk");
+			break;
+		}
+		if (H5Dwrite_chunk(dd, H5P_DEFAULT, mask, at, (size_t)size, buf) < 0) {
+			rc = ckpt_seterr_h5("write error") - 1; /* the output's */
 			break;
 		}
 	} while (next_chunk(v->rank, dims, chunk, at));
@@ -374,8 +377,10 @@ static int copy_values(const ckpt_file *src, const ckpt_var *v, hid_t dd)
 		return -1;
 	while ((rc = ckpt_slab_next(&s)) > 0) {
 		ckpt_slab_region(&s, &r);
-		if ((rc = ckpt_h5_region_write(&r, dd, s.backend->mtype, s.buf, H5P_DEFAULT)) < 0)
+		if (ckpt_h5_region_write(&r, dd, s.backend->mtype, s.buf, H5P_DEFAULT) < 0) {
+			rc = -2; /* the output's */
 			break;
+		}
 	}
 	ckpt_slab_close(&s);
 	return rc;
@@ -429,7 +434,10 @@ static int create_like(const ckpt_file *src, const ckpt_var *v, hid_t dst,
 		               src->name, v->name);
 	else if ((rc = copy_attrs_but(sd, dd, src->name,
 	                              keras && !same_type ? "dtype" : NULL)) == 0 &&
-	         copy && (rc = copy_values(src, v, dd)) < 0)
+	         copy && (rc = copy_values(src, v, dd)) == -2)
+		/* a write error is the output's: its writer names the file */
+		ckpt_seterr("variable '%s': %s", dst_name, ckpt_errmsg());
+	else if (rc < 0)
 		ckpt_seterr("%s: variable '%s': %s", src->name, v->name, ckpt_errmsg());
 	if (dd >= 0)
 		H5Dclose(dd);

@@ -254,6 +254,16 @@ static int put_text(const char *key, const char *value, size_t len, void *o)
 	return ckpt_out_set_bytes(o, key, value, len);
 }
 
+/* rc of a copy into the output file named name (NULL: the output's one
+ * file): -2, a write error, is named after the output, not the input. */
+static int output_error(const ckpt_out *o, const char *name, int rc)
+{
+	if (rc == -2)
+		return ckpt_seterr("%s: %s", name ? name : ckpt_h5_out_name(o, NULL),
+		                   ckpt_errmsg());
+	return rc < 0 ? -1 : rc;
+}
+
 int ckpt_copy_structure(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, void *user)
 {
 	size_t n;
@@ -265,7 +275,8 @@ int ckpt_copy_structure(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, 
 	if (!parts && ckpt_file_format(src) != CKPT_FORMAT_HDF5)
 		return copy_flat(src, o, decide, user, 1);
 	if (!parts)
-		return ckpt_h5_copy_structure(src, ckpt_h5_out_fid(o, NULL), decide, user);
+		return output_error(o, NULL, ckpt_h5_copy_structure(src, ckpt_h5_out_fid(o, NULL),
+		                                                     decide, user));
 	if (o->nparts == 1 && ckpt_file_format(parts[0]) == CKPT_FORMAT_SAFETENSORS)
 		rc = ckpt_out_set_metadata(o, src, put_text, o);
 	/* shard k into the output's shard k, or all into one file */
@@ -276,7 +287,8 @@ int ckpt_copy_structure(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, 
 		hid_t dst = ckpt_h5out_fid(o->part[o->nparts > 1 ? k : 0]);
 
 		rc = ckpt_file_format(parts[k]) == CKPT_FORMAT_HDF5
-		         ? ckpt_h5_copy_structure(parts[k], dst, decide_in_part, &p)
+		         ? output_error(o, ckpt_h5out_name(o->part[o->nparts > 1 ? k : 0]),
+		                        ckpt_h5_copy_structure(parts[k], dst, decide_in_part, &p))
 		         : copy_flat(parts[k], o, decide_in_part, &p, o->nparts > 1);
 	}
 	return rc;
@@ -293,5 +305,6 @@ int ckpt_copy_var(const ckpt_file *src, const ckpt_var *v, ckpt_out *o, const ch
 	if (ckpt_file_format(pf) != CKPT_FORMAT_HDF5)
 		return create_from(pf, pv, pv->dtype, o, dst_name) < 0 ? -1
 		                                                     : copy_values(pf, pv, o, dst_name);
-	return ckpt_h5_copy_var(pf, pv, ckpt_h5_out_fid(o, dst_name), dst_name);
+	return output_error(o, ckpt_h5_out_name(o, dst_name),
+	                    ckpt_h5_copy_var(pf, pv, ckpt_h5_out_fid(o, dst_name), dst_name));
 }
