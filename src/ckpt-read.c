@@ -46,13 +46,20 @@ static void usage(void)
 
 /* ---- one variable ------------------------------------------------------- */
 
+/* What only --stats and -v show: a million variables need not carry it */
+struct row_text {
+	char st[8][CKPT_FMT_MAX]; /* sum as text */
+	char storage[96];  /* with -v */
+};
+
+static struct row_text no_text;
+
 struct row {
 	const ckpt_var *var;
 	char *name;        /* mapped */
 	char *shown;       /* mapped, control bytes escaped: for text output */
 	ckpt_summary sum;  /* with --stats, numeric variables */
-	char st[8][CKPT_FMT_MAX]; /* sum as text */
-	char storage[96];  /* with -v */
+	struct row_text *text; /* with --stats or -v; else a shared empty one */
 	const ckpt_obj *alias; /* the first further name (hard link), or NULL */
 	int scanned;       /* statistics already taken (under MPI) */
 };
@@ -195,7 +202,7 @@ static const char *stat_fields[] = {"min", "max", "mean", "std", "l2",
 static void stat_texts(struct row *r)
 {
 	const ckpt_summary *m = &r->sum;
-	char (*out)[CKPT_FMT_MAX] = r->st;
+	char (*out)[CKPT_FMT_MAX] = r->text->st;
 
 	if (r->var->dtype == CKPT_OTHER) {
 		for (int i = 0; i < 8; i++)
@@ -234,7 +241,7 @@ static void measure(const struct row *rows, size_t n, struct widths *w)
 		int l;
 
 		for (int k = 0; k < 8 && opt.stats; k++)
-			if ((l = (int)strlen(rows[i].st[k])) > w->st[k])
+			if ((l = (int)strlen(rows[i].text->st[k])) > w->st[k])
 				w->st[k] = l;
 		if ((l = (int)strlen(rows[i].shown)) > w->name)
 			w->name = l;
@@ -274,9 +281,9 @@ static void table_row(const struct row *r, const struct widths *w)
 	       w->type, v->type, w->shape, ckpt_shape_str(v, shape, sizeof shape),
 	       w->elems, v->nelems, w->bytes, v->nbytes);
 	for (int k = 0; k < 8 && opt.stats; k++)
-		printf(k < 5 ? "  %-*s" : "  %*s", w->st[k], r->st[k]);
+		printf(k < 5 ? "  %-*s" : "  %*s", w->st[k], r->text->st[k]);
 	if (opt.verbose)
-		printf("  %s", r->storage);
+		printf("  %s", r->text->storage);
 	putchar('\n');
 }
 
@@ -299,9 +306,9 @@ static void tsv_row(const ckpt_file *f, const struct row *r)
 	printf("%s\t%s\t%s\t%s\t%" PRIu64 "\t%" PRIu64, f->name, r->shown, v->type,
 	       ckpt_shape_str(v, shape, sizeof shape), v->nelems, v->nbytes);
 	for (int i = 0; i < 8 && opt.stats; i++)
-		printf("\t%s", r->st[i]);
+		printf("\t%s", r->text->st[i]);
 	if (opt.verbose)
-		printf("\t%s", r->storage);
+		printf("\t%s", r->text->storage);
 	putchar('\n');
 }
 
@@ -325,7 +332,7 @@ static void json_var_open(const struct row *r, size_t i)
 	printf(", \"elements\": %" PRIu64 ", \"bytes\": %" PRIu64, v->nelems, v->nbytes);
 	if (opt.verbose) {
 		printf(", \"storage\": ");
-		print_json_string(stdout, r->storage);
+		print_json_string(stdout, r->text->storage);
 	}
 }
 
@@ -344,7 +351,7 @@ static void json_var_close(const ckpt_file *f, const struct row *r)
 		printf(", \"stats\": {");
 		for (int i = 0; i < 8; i++) {
 			printf("%s\"%s\": ", i ? ", " : "", stat_fields[i]);
-			print_json_number(stdout, r->st[i]);
+			print_json_number(stdout, r->text->st[i]);
 		}
 		putchar('}');
 	}
@@ -405,12 +412,15 @@ static size_t select_rows(const ckpt_file *f, struct row **out)
 			continue;
 		rows[n].var = &f->vars[i];
 		rows[n].name = names[i]; /* the row's now */
+		rows[n].text = &no_text;
+		if ((opt.stats || opt.verbose) && !(rows[n].text = calloc(1, sizeof *rows[n].text)))
+			die("out of memory");
 		if (!(rows[n].shown = ckpt_flat_escape(names[i])))
 			die("out of memory");
 		if (opt.verbose)
-			if (!ckpt_var_storage(f, &f->vars[i], rows[n].storage,
-			                      sizeof rows[n].storage))
-				snprintf(rows[n].storage, sizeof rows[n].storage, "?");
+			if (!ckpt_var_storage(f, &f->vars[i], rows[n].text->storage,
+			                      sizeof rows[n].text->storage))
+				snprintf(rows[n].text->storage, sizeof rows[n].text->storage, "?");
 		n++;
 	}
 	free(names);
@@ -549,7 +559,7 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 			if (opt.stats && v->dtype != CKPT_OTHER) {
 				printf("#");
 				for (int k = 0; k < 8; k++)
-					printf(" %s=%s", stat_fields[k], rows[i].st[k]);
+					printf(" %s=%s", stat_fields[k], rows[i].text->st[k]);
 				putchar('\n');
 			}
 		}
@@ -565,6 +575,8 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 	for (size_t i = 0; i < n; i++) {
 		free(rows[i].name);
 		free(rows[i].shown);
+		if (rows[i].text != &no_text)
+			free(rows[i].text);
 	}
 	free(rows);
 }

@@ -227,3 +227,10 @@ set -- $(measure "$B/bin/ckpt-unflatten" -o "$W/unflat.out" "$W/b0.tar")
 row "ckpt-unflatten (bundle)" "$1" "$2" "$floor" "$py"
 rm -f "$W/zero.out" "$W/py.out" "$W/flat.out" "$W/bundle.out" "$W/unflat.out" \
 	"$W/b0.flat" "$W/b0.tar"
+
+echo "== the cost per variable: 10^4, 10^5, 10^6 scalar variables"
+if [ -n "$PY" ]; then
+	sh tests/bench/scale.sh "$B" "$W" "$PY"
+else
+	echo "h5py + numpy: not installed, no files of scalars"
+fi
