@@ -152,18 +152,18 @@ static ckpt_file *open_stdin(void)
 static void missing(const char *path)
 {
 	int err = errno;
-	size_t len = strlen(path);
-	char *index = malloc(len + 7);
+	char index[4096], what[4200];
 	struct stat st;
 
-	if (err == ENOENT && index && (memcpy(index, path, len), memcpy(index + len, ".index", 7),
-	                               stat(index, &st) == 0))
-		ckpt_seterr("%s: no such file, but %s is there: a TensorFlow checkpoint "
-		            "prefix; ckpt reads HDF5 (h5py, Keras), .keras archives and "
-		            "safetensors", path, index);
-	else
-		errno = err, ckpt_seterr_errno(path);
-	free(index);
+	if (err == ENOENT && snprintf(index, sizeof index, "%s.index", path) < (int)sizeof index &&
+	    stat(index, &st) == 0) {
+		snprintf(what, sizeof what, "no such file, but %s is there: a TensorFlow "
+		         "checkpoint prefix", index);
+		ckpt_sniff_named(path, what);
+	} else {
+		errno = err;
+		ckpt_seterr_errno(path);
+	}
 }
 
 /* Checks HDF5 cannot phrase well: missing, a directory, unreadable, empty,

@@ -265,8 +265,7 @@ static int open_members(struct archive *a, const char *shown, ckpt_file ***files
 	}
 	members_free(&ms);
 	if (rc == 0 && *n == first)
-		rc = foreign ? ckpt_seterr("%s: %s; ckpt reads HDF5 (h5py, Keras), .keras "
-		                           "archives and safetensors", shown, foreign)
+		rc = foreign ? ckpt_sniff_named(shown, foreign)
 		             : ckpt_seterr("%s: the archive holds no checkpoint", shown);
 	if (rc < 0)
 		while (*n > first)

@@ -105,7 +105,7 @@ const char *ckpt_sniff(const unsigned char *h, size_t n, const unsigned char *ta
 	return NULL;
 }
 
-static int named(const char *shown, const char *what)
+int ckpt_sniff_named(const char *shown, const char *what)
 {
 	return what ? ckpt_seterr("%s: %s; " READS, shown, what) : 0;
 }
@@ -114,8 +114,8 @@ int ckpt_sniff_image(const char *shown, const void *buf, size_t size)
 {
 	const unsigned char *b = buf;
 
-	return named(shown, ckpt_sniff(b, size < 512 ? size : 512,
-	                               size >= 8 ? b + size - 8 : NULL, NULL));
+	return ckpt_sniff_named(shown, ckpt_sniff(b, size < 512 ? size : 512,
+	                                          size >= 8 ? b + size - 8 : NULL, NULL));
 }
 
 static int sniff_dir(const char *path)
@@ -125,8 +125,9 @@ static int sniff_dir(const char *path)
 	int there = snprintf(pb, sizeof pb, "%s/saved_model.pb", path) < (int)sizeof pb &&
 	            stat(pb, &st) == 0;
 
-	return named(path, there ? "a TensorFlow SavedModel directory (its weights are "
-	                           "in variables/variables.index)" : NULL);
+	return ckpt_sniff_named(path, there ? "a TensorFlow SavedModel directory (its "
+	                                      "weights are in variables/variables.index)"
+	                                    : NULL);
 }
 
 int ckpt_sniff_path(const char *path)
@@ -145,6 +146,7 @@ int ckpt_sniff_path(const char *path)
 		have_tail = st.st_size >= 8 && pread(fd, tail, 8, st.st_size - 8) == 8;
 	}
 	close(fd);
-	return got < 0 ? 0 : named(path, ckpt_sniff(head, (size_t)got, have_tail ? tail : NULL,
-	                                            path));
+	return got < 0 ? 0
+	               : ckpt_sniff_named(path, ckpt_sniff(head, (size_t)got,
+	                                                   have_tail ? tail : NULL, path));
 }

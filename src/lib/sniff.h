@@ -21,6 +21,10 @@ const char *ckpt_sniff(const unsigned char *head, size_t n, const unsigned char 
 int ckpt_sniff_path(const char *path);
 int ckpt_sniff_image(const char *shown, const void *buf, size_t size);
 
+/* The error for shown, a file of format what (as ckpt_sniff() names it;
+ * "a TensorFlow checkpoint prefix", ...): -1; 0 when what is NULL. */
+int ckpt_sniff_named(const char *shown, const char *what);
+
 /* For an archive whose members are names[0..n): its format when the
  * members say (a PyTorch zip, a NumPy .npz), or NULL. */
 const char *ckpt_sniff_members(const char *const *names, size_t n);
