@@ -1,11 +1,9 @@
 /* ckpt-read - list the variables of checkpoints, their values, statistics. */
 #include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "prog.h"
 
@@ -640,42 +638,6 @@ static void parse_options(int argc, char **argv)
 		            "--json or --tsv");
 }
 
-/* A JSON document is whole or not there: written to an unlinked file in
- * $TMPDIR (standard output pointed at it) and copied out at the end, so
- * that a failure on the way (the second file missing, a damaged chunk)
- * leaves nothing on standard output, not a document cut short. */
-static int held_stdout = -1;
-
-static void hold_output(void)
-{
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
-	int fd;
-
-	snprintf(path, sizeof path, "%s/ckpt-read.XXXXXX", dir && *dir ? dir : "/tmp");
-	fflush(stdout);
-	if ((fd = mkstemp(path)) < 0 || unlink(path) < 0 || (held_stdout = dup(1)) < 0 ||
-	    dup2(fd, 1) < 0)
-		die("%s: cannot hold the JSON output: %s", path, strerror(errno));
-	close(fd);
-}
-
-static void release_output(void)
-{
-	char buf[1 << 16];
-	ssize_t got;
-
-	if (fflush(stdout) != 0 || lseek(1, 0, SEEK_SET) < 0)
-		die("cannot write the JSON output: %s", strerror(errno));
-	while ((got = read(1, buf, sizeof buf)) > 0)
-		for (ssize_t at = 0, put; at < got; at += put)
-			if ((put = write(held_stdout, buf + at, (size_t)(got - at))) < 0)
-				die("standard output: %s", strerror(errno));
-	if (got < 0 || dup2(held_stdout, 1) < 0)
-		die("cannot write the JSON output: %s", strerror(errno));
-	close(held_stdout);
-}
-
 int main(int argc, char **argv)
 {
 	size_t nfiles = 0;
@@ -684,7 +646,7 @@ int main(int argc, char **argv)
 	parse_options(argc, argv);
 	/* all inputs first: an archive may hold several checkpoints */
 	if (opt.format == JSON && !opt.names) {
-		hold_output();
+		hold_stdout(); /* a document whole, or nothing */
 		printf("{\"files\": [");
 	}
 	for (int i = optind; i < argc; i++) {
@@ -699,7 +661,7 @@ int main(int argc, char **argv)
 	}
 	if (opt.format == JSON && !opt.names) {
 		printf("\n]}\n");
-		release_output();
+		release_stdout();
 	}
 	ckpt_select_free(&opt.sel);
 	return finish(EXIT_OK);

@@ -247,6 +247,30 @@ void warn_changed(void)
 		     changes.first[0] ? ")" : "");
 }
 
+/* Standard output held: what is printed goes to a temporary in TMPDIR (a
+ * sink held whole), copied out by release_stdout(); an error on the way
+ * leaves standard output empty (the temporary goes with the exit). */
+static ckpt_sink *held;
+static int held_fd = -1;
+
+void hold_stdout(void)
+{
+	fflush(stdout);
+	if (!(held = ckpt_sink_open_whole("-", 0, NULL)))
+		die_lib();
+	if ((held_fd = dup(1)) < 0 || dup2(ckpt_sink_fd(held), 1) < 0)
+		die("standard output: %s", strerror(errno));
+}
+
+void release_stdout(void)
+{
+	if (fflush(stdout) != 0 || dup2(held_fd, 1) < 0)
+		die("standard output: %s", strerror(errno));
+	close(held_fd);
+	if (ckpt_sink_commit(held) < 0)
+		die_lib();
+}
+
 void usage_error(const char *fmt, ...)
 {
 	char text[2048];

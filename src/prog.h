@@ -40,6 +40,12 @@ void warn_out_of_range(const char *var, size_t n, ckpt_dtype t);
 void note_changed(const char *var, uint64_t start, ckpt_dtype from, const void *src,
                   ckpt_dtype to, const void *dst, size_t n, int *counted);
 void warn_changed(void);
+
+/* Standard output whole or not at all: held in a temporary from
+ * hold_stdout() until release_stdout() copies it out (a JSON document an
+ * error cut short would still parse as far as it goes). */
+void hold_stdout(void);
+void release_stdout(void);
 /* The parts: the count (the first example kept), and the totals set (of
  * every MPI rank). */
 uint64_t count_changed(const char *var, uint64_t start, ckpt_dtype from, const void *src,

@@ -430,7 +430,8 @@ int ckpt_temp_commit(struct ckpt_temp *t)
 
 /* ---- plain files ---------------------------------------------------------- */
 
-ckpt_sink *ckpt_sink_open(const char *target, int force, const char *binary)
+static ckpt_sink *sink_open(const char *target, int force, int via_tmpdir,
+                            const char *binary)
 {
 	ckpt_sink *s = calloc(1, sizeof *s);
 
@@ -438,11 +439,21 @@ ckpt_sink *ckpt_sink_open(const char *target, int force, const char *binary)
 		ckpt_seterr("out of memory");
 		return NULL;
 	}
-	if (ckpt_temp_open(&s->t, target, force, 0, binary) < 0) {
+	if (ckpt_temp_open(&s->t, target, force, via_tmpdir, binary) < 0) {
 		ckpt_sink_abort(s);
 		return NULL;
 	}
 	return s;
+}
+
+ckpt_sink *ckpt_sink_open(const char *target, int force, const char *binary)
+{
+	return sink_open(target, force, 0, binary);
+}
+
+ckpt_sink *ckpt_sink_open_whole(const char *target, int force, const char *binary)
+{
+	return sink_open(target, force, 1, binary);
 }
 
 int ckpt_sink_fd(const ckpt_sink *s)

@@ -552,9 +552,10 @@ static size_t combine_block(const ckpt_combine *c, const void *const *in,
 	finish(hi, lo, n, d, to_odd);
 	if (!weighted)
 		mark_undecided(hi, lo, big, least, n, c->nin, to_odd);
-	for (size_t i = 0; !all_finite(hi, n) && i < n; i++)
-		if (!isfinite(hi[i]))
-			hi[i] = weighted ? rescaled(c, in, off + i) : exact_mean(c, in, off + i);
+	if (!all_finite(hi, n)) /* one vector test; the rare redo element by element */
+		for (size_t i = 0; i < n; i++)
+			if (!isfinite(hi[i]))
+				hi[i] = weighted ? rescaled(c, in, off + i) : exact_mean(c, in, off + i);
 	return ckpt_from_double(c->out, hi, (char *)out + off * ckpt_dtype_size(c->out), n);
 }
 

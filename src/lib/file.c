@@ -180,11 +180,10 @@ static enum ckpt_format check_path(const char *path)
 		return missing(path), CKPT_FORMAT_NONE;
 	if (fstat(fd, &st) < 0)
 		ckpt_seterr_errno(path);
-	else if (S_ISDIR(st.st_mode) && ckpt_sniff_path(path) == 0)
-		ckpt_seterr("%s: is a directory", path);
-	else if (S_ISDIR(st.st_mode))
-		;
-	else if (st.st_size == 0)
+	else if (S_ISDIR(st.st_mode)) {
+		if (ckpt_sniff_path(path) == 0) /* (a SavedModel is named) */
+			ckpt_seterr("%s: is a directory", path);
+	} else if (st.st_size == 0)
 		ckpt_seterr("%s: empty file, not a checkpoint", path);
 	else if (ckpt_fd_is_hdf5(fd, (uint64_t)st.st_size))
 		fmt = CKPT_FORMAT_HDF5;

@@ -482,11 +482,10 @@ int ckpt_open_inputs(const char *path, ckpt_file ***files, size_t *n)
 		free(buf);
 		return rc;
 	}
-	if (!path_is_checkpoint(path) && ckpt_sniff_path(path) < 0)
-		return -1;
 	if (!path_is_checkpoint(path))
-		return is_json(path) ? open_shard_map(path, files, n)
-		                     : open_archive(path, path, NULL, 0, files, n);
+		return ckpt_sniff_path(path) < 0 ? -1
+		       : is_json(path)           ? open_shard_map(path, files, n)
+		                                 : open_archive(path, path, NULL, 0, files, n);
 	f = ckpt_open(path);
 	return f ? append(files, n, f) : -1;
 }

@@ -22,6 +22,9 @@ typedef struct ckpt_sink ckpt_sink;
 /* Start writing target.  binary, when not NULL, names what is written, and
  * standard output is then refused when it is a terminal. */
 ckpt_sink *ckpt_sink_open(const char *target, int force, const char *binary);
+/* The same, with standard output held whole: "-" is written to a
+ * temporary in TMPDIR, copied out at the commit (all of it, or nothing). */
+ckpt_sink *ckpt_sink_open_whole(const char *target, int force, const char *binary);
 int ckpt_sink_fd(const ckpt_sink *s);
 const char *ckpt_sink_name(const ckpt_sink *s); /* target, or "(stdout)" */
 int ckpt_sink_write(ckpt_sink *s, const void *buf, size_t n);
