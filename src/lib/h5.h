@@ -28,15 +28,15 @@ static inline hid_t ckpt_h5_fid(const ckpt_file *f)
 	return ckpt_file_format(f) == CKPT_FORMAT_HDF5 ? (hid_t)f->backend->fid : -1;
 }
 
-/* The reading side (h5file.c), under file.c: open a path or f's image
- * (0, or -1 with a message), list f's variables and objects in the
- * toolkit's order, close. */
+/* The reading side, under file.c: open a path or f's image (0, or -1
+ * with a message) and close (h5open.c); list f's variables and objects in
+ * the toolkit's order (h5file.c). */
 int ckpt_h5_open_path(ckpt_file *f, const char *path);
 int ckpt_h5_open_image(ckpt_file *f);
 int ckpt_h5_list(ckpt_file *f);
 void ckpt_h5_close(ckpt_file *f);
 
-/* fn(name, text) for each of the root group's string attributes, in
+/* (h5open.c) fn(name, text) for each of the root group's string attributes, in
  * creation order where tracked; returns how many other attributes the
  * root has, -1 on failure (also when fn fails). */
 int ckpt_h5_root_text(const ckpt_file *f, const char *key, char **text);
