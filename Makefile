@@ -82,6 +82,8 @@ PROGS    := $(MPI_PROGS)
 endif
 # ckpt-merge's jobs (merge, split, join), one file each beside its main()
 MERGE_OBJ := $(patsubst src/%.c,$(B)/%.o,$(sort $(wildcard src/merge/*.c)))
+# ckpt-average's slab pipeline beside its main()
+AVERAGE_OBJ := $(patsubst src/%.c,$(B)/%.o,$(sort $(wildcard src/average/*.c)))
 PROG_BIN := $(PROGS:%=$(B)/bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -106,6 +108,13 @@ $(B)/libckpt.a: $(LIB_OBJ)
 $(B)/merge/%.o: src/merge/%.c src/merge/merge.h src/prog.h $(LIB_PUB)
 	@mkdir -p $(@D)
 	$(CC) $(PROG_CFLAGS) -c -o $@ $<
+
+$(B)/average/%.o: src/average/%.c src/average/work.h src/prog.h $(LIB_PUB)
+	@mkdir -p $(@D)
+	$(CC) $(PROG_CFLAGS) -c -o $@ $<
+
+$(B)/bin/ckpt-average: EXTRA_OBJ = $(AVERAGE_OBJ)
+$(B)/bin/ckpt-average: $(AVERAGE_OBJ) src/average/work.h
 
 $(B)/bin/ckpt-merge: EXTRA_OBJ = $(MERGE_OBJ)
 $(B)/bin/ckpt-merge: $(MERGE_OBJ)

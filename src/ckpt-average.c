@@ -1,12 +1,11 @@
 /* ckpt-average - the mean, or any linear combination, of N checkpoints. */
 #include <getopt.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "prog.h"
+#include "average/work.h"
 
 static const char synopsis[] = "[options] -o OUT INPUT...";
 
@@ -278,73 +277,6 @@ static const double *subset_weights(const struct job *j, const size_t *which,
 	return buf;
 }
 
-/* A slab being combined: a worker thread takes pieces of it while the main
- * thread, the only one to call HDF5, reads the next slab and writes the
- * previous one, then takes pieces too.  Both cores stay busy. */
-struct work {
-	const ckpt_combine *c;
-	const ckpt_combine *natural; /* with a lossy --dtype: the mean in the
-	                              * inputs' type too, into scratch */
-	const void **ptrs;
-	void *out, *scratch;
-	uint64_t start;      /* of the slab in the variable */
-	size_t n, worker_bad;
-	atomic_size_t next;  /* first value no thread has taken yet */
-	ckpt_region region;
-	pthread_t thread;
-	int threaded;        /* a worker thread runs on it */
-	int pending;         /* combined or being combined, not yet written */
-};
-
-#define PIECE (1u << 14) /* values a thread takes at a time */
-
-static size_t take_pieces(struct work *w)
-{
-	size_t bad = 0, off;
-
-	while ((off = atomic_fetch_add(&w->next, PIECE)) < w->n) {
-		size_t n = w->n - off < PIECE ? w->n - off : PIECE;
-
-		bad += ckpt_combine_range(w->c, w->ptrs, w->out, off, n);
-		if (w->natural)
-			ckpt_combine_range(w->natural, w->ptrs, w->scratch, off, n);
-	}
-	return bad;
-}
-
-static void *combine_work(void *arg)
-{
-	struct work *w = arg;
-
-	w->worker_bad = take_pieces(w);
-	return NULL;
-}
-
-/* Hand the slab in w to a worker thread; a slab of one piece or less is not
- * worth a thread (its start costs more than the piece: thousands of small
- * variables would pay it each), and complete() combines it all, as it does
- * when no thread can start. */
-static void start(struct work *w, size_t n)
-{
-	w->n = n;
-	w->worker_bad = 0;
-	atomic_store(&w->next, 0);
-	w->threaded = n > PIECE && pthread_create(&w->thread, NULL, combine_work, w) == 0;
-	w->pending = 1;
-}
-
-/* Combine what is left of the slab in w, wait for its worker; returns how
- * many values were out of range. */
-static size_t complete(struct work *w)
-{
-	size_t bad = take_pieces(w);
-
-	if (w->threaded)
-		pthread_join(w->thread, NULL);
-	w->threaded = 0;
-	return bad + w->worker_bad;
-}
-
 /* Which slabs of a variable this rank computes: [first, end) of the first
  * input's slabs; rounds, how many writes each rank makes when writes are
  * collective (the most slabs any rank has).  One rank: all of them. */
@@ -422,14 +354,14 @@ static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
 		/* the previous slab: finish it together, start on this one,
 		 * then write the previous one while the worker goes on */
 		if (w[k ^ 1].pending) {
-			bad += complete(&w[k ^ 1]);
+			bad += work_complete(&w[k ^ 1]);
 			*changed += changed_by_dtype(&w[k ^ 1], v0);
 		}
 		if (rc > 0) {
 			left--;
 			ckpt_slab_region(&s[0], &w[k].region);
 			w[k].start = s[0].start;
-			start(&w[k], s[0].count);
+			work_start(&w[k], s[0].count);
 		}
 		if (w[k ^ 1].pending) {
 			if (ckpt_outvar_write(ov, &w[k ^ 1].region, w[k ^ 1].out) < 0)
