@@ -99,6 +99,18 @@ int ckpt_file_index(ckpt_file *f)
 	return 0;
 }
 
+/* An HDF5 file's variables in the order it records (h5order.c), which
+ * looks them up by name: then sorted by name again. */
+static int apply_order(ckpt_file *f)
+{
+	if (ckpt_h5_apply_order(f) < 0) {
+		ckpt_close(f);
+		return -1;
+	}
+	qsort(f->by_name, f->nvars, sizeof *f->by_name, cmp_by_name);
+	return 0;
+}
+
 /* The backend lists the variables (safetensors' as it opens). */
 static ckpt_file *finish_open(ckpt_file *f, int opened)
 {
@@ -107,7 +119,10 @@ static ckpt_file *finish_open(ckpt_file *f, int opened)
 		ckpt_close(f);
 		return NULL;
 	}
-	return ckpt_file_index(f) < 0 ? NULL : f;
+	if (ckpt_file_index(f) < 0 ||
+	    (ckpt_file_format(f) == CKPT_FORMAT_HDF5 && apply_order(f) < 0))
+		return NULL;
+	return f;
 }
 
 ckpt_file *ckpt_open_image(const char *name, void *image, size_t size)

@@ -45,7 +45,7 @@ int64_t ckpt_h5_root_strings(const ckpt_file *f, ckpt_string_fn fn, void *user);
 
 /* The order of a flat file's variables (h5order.c): written as a root
  * attribute where HDF5's walk would meet them in another; the variables
- * of f put back in it after the walk. */
+ * of f (listed and indexed: file.c re-sorts its index) put back in it. */
 #define CKPT_ORDER_ATTR "ckpt_order"
 int ckpt_h5_write_order(hid_t fid, const char *const *names, size_t n);
 int ckpt_h5_apply_order(ckpt_file *f);

@@ -513,7 +513,7 @@ int ckpt_h5_list(ckpt_file *f)
 		return ckpt_seterr_h5("%s: cannot open the root group", f->name);
 	rc = walk(&w, root); /* closes root */
 	seen_free(&w);
-	return rc < 0 || ckpt_h5_apply_order(f) < 0 ? -1 : 0;
+	return rc < 0 ? -1 : 0;
 }
 
 /* ---- describing storage ------------------------------------------------ */

@@ -79,52 +79,21 @@ int ckpt_h5_write_order(hid_t fid, const char *const *names, size_t n)
 	return rc;
 }
 
-static const ckpt_file *sorting; /* qsort has no user pointer (C11) */
-
-static int by_var_name(const void *a, const void *b)
-{
-	return strcmp(sorting->vars[*(const size_t *)a].name,
-	              sorting->vars[*(const size_t *)b].name);
-}
-
 /* where[k]: the variable the list's name k is, or -1 when the list does
- * not name the variables exactly */
+ * not name the variables exactly (f's index answers the lookups) */
 static int match_names(const ckpt_file *f, json_t *list, size_t *where)
 {
-	size_t *sorted = malloc((f->nvars + 1) * sizeof *sorted), n = f->nvars;
-	char *used = calloc(n + 1, 1);
-	int ok = sorted && used && json_array_size(list) == n;
+	char *used = calloc(f->nvars + 1, 1);
+	int ok = used && json_array_size(list) == f->nvars;
 
-	for (size_t i = 0; ok && i < n; i++)
-		sorted[i] = i;
-	sorting = f;
-	if (ok)
-		qsort(sorted, n, sizeof *sorted, by_var_name);
-	for (size_t k = 0; ok && k < n; k++) {
+	for (size_t k = 0; ok && k < f->nvars; k++) {
 		const char *name = json_string_value(json_array_get(list, k));
-		size_t lo = 0, hi = n;
+		const ckpt_var *v = name ? ckpt_find(f, name) : NULL;
 
-		while (name && lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			int c = strcmp(f->vars[sorted[mid]].name, name);
-
-			if (c == 0) {
-				lo = mid;
-				break;
-			}
-			if (c < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		ok = name && lo < n && strcmp(f->vars[sorted[lo]].name, name) == 0 &&
-		     !used[sorted[lo]];
-		if (ok) {
-			where[k] = sorted[lo];
-			used[sorted[lo]] = 1;
-		}
+		ok = v && !used[v - f->vars];
+		if (ok)
+			used[where[k] = (size_t)(v - f->vars)] = 1;
 	}
-	free(sorted);
 	free(used);
 	return ok ? 0 : -1;
 }
