@@ -46,6 +46,7 @@ static void usage(void)
 
 /* What only --stats and -v show: a million variables need not carry it */
 struct row_text {
+	ckpt_summary sum;  /* with --stats, numeric variables */
 	char st[8][CKPT_FMT_MAX]; /* sum as text */
 	char storage[96];  /* with -v */
 };
@@ -56,8 +57,8 @@ struct row {
 	const ckpt_var *var;
 	char *name;        /* mapped */
 	char *shown;       /* mapped, control bytes escaped: for text output */
-	ckpt_summary sum;  /* with --stats, numeric variables */
-	struct row_text *text; /* with --stats or -v; else a shared empty one */
+	struct row_text *text; /* with --stats or -v; else a shared empty one
+	                    * (a million variables listed cost no statistics) */
 	const ckpt_obj *alias; /* the first further name (hard link), or NULL */
 	int scanned;       /* statistics already taken (under MPI) */
 };
@@ -187,9 +188,10 @@ static void scan(const ckpt_file *f, struct row *r)
 		       shown % v->dims[v->rank - 1] ? "\n" : "");
 	ckpt_slab_close(&s);
 	free(work);
-	ckpt_stats_summary(&st, &r->sum);
-	if (opt.stats)
+	if (opt.stats) {
+		ckpt_stats_summary(&st, &r->text->sum);
 		stat_texts(r);
+	}
 }
 
 /* ---- output formats ----------------------------------------------------- */
@@ -199,7 +201,7 @@ static const char *stat_fields[] = {"min", "max", "mean", "std", "l2",
 
 static void stat_texts(struct row *r)
 {
-	const ckpt_summary *m = &r->sum;
+	const ckpt_summary *m = &r->text->sum;
 	char (*out)[CKPT_FMT_MAX] = r->text->st;
 
 	if (r->var->dtype == CKPT_OTHER) {
@@ -413,7 +415,8 @@ static size_t select_rows(const ckpt_file *f, struct row **out)
 		rows[n].text = &no_text;
 		if ((opt.stats || opt.verbose) && !(rows[n].text = calloc(1, sizeof *rows[n].text)))
 			die("out of memory");
-		if (!(rows[n].shown = ckpt_flat_escape(names[i])))
+		rows[n].shown = ckpt_flat_plain(names[i]) ? names[i] : ckpt_flat_escape(names[i]);
+		if (!rows[n].shown)
 			die("out of memory");
 		if (opt.verbose)
 			if (!ckpt_var_storage(f, &f->vars[i], rows[n].text->storage,
@@ -449,14 +452,14 @@ static void scan_shared(const ckpt_file *f, struct row *rows, size_t n)
 	for (size_t i = lo; i < hi; i++)
 		if (needs_scan(rows[i].var)) {
 			scan(f, &rows[i]);
-			mine[i - lo] = rows[i].sum;
+			mine[i - lo] = rows[i].text->sum;
 		}
 	if (ckpt_par_gather_bytes(mine, (hi - lo) * sizeof *mine, &all, lens) < 0)
 		die_lib();
 	for (size_t i = 0; i < n; i++) {
 		rows[i].scanned = 1;
 		if (all && needs_scan(rows[i].var)) {
-			memcpy(&rows[i].sum, all + i * sizeof *mine, sizeof *mine);
+			memcpy(&rows[i].text->sum, all + i * sizeof *mine, sizeof *mine);
 			stat_texts(&rows[i]);
 		}
 	}
@@ -571,8 +574,9 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 	}
 	progress_end();
 	for (size_t i = 0; i < n; i++) {
+		if (rows[i].shown != rows[i].name)
+			free(rows[i].shown);
 		free(rows[i].name);
-		free(rows[i].shown);
 		if (rows[i].text != &no_text)
 			free(rows[i].text);
 	}

@@ -227,14 +227,13 @@ static size_t fill_var(struct job *j, ckpt_out *o, const ckpt_flat_entry *e,
 	uint64_t done = 0; /* values so far */
 	int swap = j->big_endian != ckpt_host_big_endian(), counted = 0;
 	ckpt_var v = {.name = e->name, .dtype = e->dtype, .rank = e->rank,
-	              .nelems = e->count};
+	              .dims = e->dims, .nelems = e->count};
 	ckpt_outvar *ov = ckpt_outvar_open(o, e->name, e->dtype);
 	ckpt_cursor c;
 	ckpt_region r;
 
 	if (!ov)
 		die_lib();
-	memcpy(v.dims, e->dims, sizeof v.dims);
 	ckpt_outvar_cursor(ov, &c, &v, 8, CKPT_SLAB_BYTES);
 	while (ckpt_cursor_next(&c, &r)) {
 		int64_t got = ckpt_flat_in_read(j->in, raw, r.n * fsize);

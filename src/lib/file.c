@@ -64,6 +64,66 @@ int ckpt_read_stream(int fd, void **buf, size_t *size)
 	return rc < 0 ? -1 : 0;
 }
 
+/* ---- the variables' storage --------------------------------------------- */
+
+struct ckpt_arena {
+	struct ckpt_arena *next;
+	size_t used, size;
+	uint64_t data[];    /* (aligned for sizes; names are bytes) */
+};
+
+#define ARENA_BLOCK (64 * 1024 - sizeof(struct ckpt_arena))
+
+static void *arena_alloc(ckpt_file *f, size_t n)
+{
+	struct ckpt_arena *a = f->arena;
+	size_t words = (n + 7) / 8;
+
+	if (!a || a->size - a->used < words) {
+		size_t size = words * 8 > ARENA_BLOCK ? words : ARENA_BLOCK / 8;
+
+		if (!(a = malloc(sizeof *a + size * 8))) {
+			ckpt_seterr("%s: out of memory", f->name);
+			return NULL;
+		}
+		*a = (struct ckpt_arena){.next = f->arena, .size = size};
+		f->arena = a;
+	}
+	a->used += words;
+	return a->data + a->used - words;
+}
+
+int ckpt_file_set_dims(ckpt_file *f, ckpt_var *v, int rank, const uint64_t *dims)
+{
+	uint64_t *copy = NULL;
+
+	if (rank > 0 && !(copy = arena_alloc(f, (size_t)rank * sizeof *copy)))
+		return -1;
+	if (rank > 0)
+		memcpy(copy, dims, (size_t)rank * sizeof *copy);
+	v->rank = rank;
+	v->dims = copy;
+	return 0;
+}
+
+char *ckpt_file_strdup(ckpt_file *f, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *copy = arena_alloc(f, n);
+
+	return copy ? memcpy(copy, s, n) : NULL;
+}
+
+static void arena_free(struct ckpt_arena *a)
+{
+	while (a) {
+		struct ckpt_arena *next = a->next;
+
+		free(a);
+		a = next;
+	}
+}
+
 /* ---- opening ------------------------------------------------------------ */
 
 ckpt_file *ckpt_file_new(const char *name)
@@ -99,6 +159,27 @@ int ckpt_file_index(ckpt_file *f)
 	return 0;
 }
 
+size_t ckpt_file_twice(const ckpt_file *f)
+{
+	for (size_t i = 1; i < f->nvars; i++)
+		if (strcmp(f->by_name[i - 1]->name, f->by_name[i]->name) == 0)
+			return i;
+	return 0;
+}
+
+/* Every name one variable's: a safetensors header may give a key twice
+ * (read as a stream, it has no document tree to refuse it). */
+static int unique_names(ckpt_file *f)
+{
+	size_t i = ckpt_file_twice(f);
+
+	if (i == 0)
+		return 0;
+	ckpt_seterr("%s: two variables are called '%s'", f->name, f->by_name[i]->name);
+	ckpt_close(f);
+	return -1;
+}
+
 /* An HDF5 file's variables in the order it records (h5order.c), which
  * looks them up by name: then sorted by name again. */
 static int apply_order(ckpt_file *f)
@@ -119,7 +200,7 @@ static ckpt_file *finish_open(ckpt_file *f, int opened)
 		ckpt_close(f);
 		return NULL;
 	}
-	if (ckpt_file_index(f) < 0 ||
+	if (ckpt_file_index(f) < 0 || unique_names(f) < 0 ||
 	    (ckpt_file_format(f) == CKPT_FORMAT_HDF5 && apply_order(f) < 0))
 		return NULL;
 	return f;
@@ -247,8 +328,6 @@ void ckpt_close(ckpt_file *f)
 	ckpt_container_free(f->container);
 	if (f->fd >= 0)
 		close(f->fd);
-	for (size_t i = 0; i < f->nvars; i++)
-		free(f->vars[i].name);
 	for (size_t i = 0; i < f->nobjs; i++) {
 		free(f->objs[i].path);
 		free(f->objs[i].target);
@@ -256,6 +335,7 @@ void ckpt_close(ckpt_file *f)
 	}
 	free(f->objs);
 	free(f->vars);
+	arena_free(f->arena);
 	free(f->by_name);
 	free(f->image);
 	free(f->name);

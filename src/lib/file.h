@@ -20,14 +20,15 @@
 #define CKPT_MAX_RANK 32
 
 typedef struct ckpt_var {
-	char *name;         /* path without the leading '/' */
-	ckpt_dtype dtype;   /* CKPT_OTHER when not numeric */
-	char type[24];      /* dtype name, or the kind: "string", "compound"... */
-	int rank;           /* -1 for a null dataspace (no elements at all) */
-	uint64_t dims[CKPT_MAX_RANK];
+	char *name;         /* path without the leading '/' (the file's storage) */
+	const uint64_t *dims; /* rank sizes; NULL for a scalar or a null space.
+	                     * Out of line: a million scalars cost no shapes */
 	uint64_t nelems;    /* product of dims; 1 for a scalar */
 	uint64_t nbytes;    /* nelems times the stored element size */
 	size_t elsize;      /* stored element size in bytes */
+	ckpt_dtype dtype;   /* CKPT_OTHER when not numeric */
+	int rank;           /* -1 for a null dataspace (no elements at all) */
+	char type[24];      /* dtype name, or the kind: "string", "compound"... */
 } ckpt_var;
 
 /* Everything the walk met, in order: what a copy of the file's structure
@@ -64,6 +65,7 @@ typedef struct ckpt_file {
 	ckpt_obj *objs;     /* groups, variables and soft links in walk order */
 	size_t nobjs;
 	ckpt_container *container; /* what it came wrapped in; NULL: a file */
+	struct ckpt_arena *arena; /* the variables' names and shapes */
 } ckpt_file;
 
 /* Open path ("-" reads standard input into memory) read-only and list its

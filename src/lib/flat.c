@@ -96,10 +96,8 @@ uint64_t ckpt_flat_bytes(const ckpt_flat *m)
 
 static void shape_of(const ckpt_flat_entry *e, char *buf, size_t size)
 {
-	ckpt_var v;
+	ckpt_var v = {.rank = e->rank, .dims = e->dims};
 
-	v.rank = e->rank;
-	memcpy(v.dims, e->dims, sizeof v.dims);
 	ckpt_shape_str(&v, buf, size);
 }
 
@@ -129,6 +127,14 @@ int ckpt_flat_same_layout(const ckpt_flat *a, const char *an, const ckpt_flat *b
 }
 
 /* ---- manifest text ------------------------------------------------------ */
+
+int ckpt_flat_plain(const char *name)
+{
+	for (const unsigned char *s = (const unsigned char *)name; *s; s++)
+		if (*s == '\\' || *s < 0x20 || *s == 0x7f)
+			return 0;
+	return 1;
+}
 
 char *ckpt_flat_escape(const char *name)
 {

@@ -61,6 +61,8 @@ int ckpt_flat_parse(ckpt_flat *m, const char *text, size_t len, const char *what
  * control bytes escaped (\t \n \r \\ \xHH); other bytes as they are.
  * ckpt_flat_unescape() returns NULL (with a message) for a bad escape. */
 char *ckpt_flat_escape(const char *name);
+/* Whether name is its own escape (nothing to escape). */
+int ckpt_flat_plain(const char *name);
 char *ckpt_flat_unescape(const char *text, size_t len);
 
 #endif

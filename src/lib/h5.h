@@ -28,6 +28,18 @@ static inline hid_t ckpt_h5_fid(const ckpt_file *f)
 	return ckpt_file_format(f) == CKPT_FORMAT_HDF5 ? (hid_t)f->backend->fid : -1;
 }
 
+/* HDF5's metadata cache for each file at most this many bytes (counted
+ * as stored: its default, 32 MiB, holds object headers that take ten
+ * times as much decoded, 1.3 KB for each of a million small variables)
+ * besides the largest entry used over and over, a group's local heap of
+ * names (left out, every lookup would read it again): fapl's, then fid's
+ * for a heap of entry bytes. */
+#ifndef CKPT_H5_CACHE
+#define CKPT_H5_CACHE (1 << 20)
+#endif
+void ckpt_h5_small_cache(hid_t fapl);
+void ckpt_h5_fit_cache(hid_t fid, uint64_t entry);
+
 /* The reading side, under file.c: open a path or f's image (0, or -1
  * with a message) and close (h5open.c); list f's variables and objects in
  * the toolkit's order (h5file.c). */

@@ -142,7 +142,8 @@ static int describe_dataset(ckpt_file *f, hid_t d, ckpt_var *v, hsize_t nattrs)
 {
 	hid_t type = H5Dget_type(d), space = H5Dget_space(d);
 	hsize_t dims[CKPT_MAX_RANK];
-	int rc = -1;
+	uint64_t sizes[CKPT_MAX_RANK];
+	int rank, rc = -1;
 
 	if (type < 0 || space < 0) {
 		ckpt_seterr_h5("%s: variable '%s': cannot read its type or shape",
@@ -158,21 +159,22 @@ static int describe_dataset(ckpt_file *f, hid_t d, ckpt_var *v, hsize_t nattrs)
 		v->rank = -1;
 		v->nelems = 0;
 	} else {
-		v->rank = H5Sget_simple_extent_dims(space, dims, NULL);
-		if (v->rank < 0) {
+		if ((rank = H5Sget_simple_extent_dims(space, dims, NULL)) < 0) {
 			ckpt_seterr_h5("%s: variable '%s': cannot read its shape",
 			               f->name, v->name);
 			goto out;
 		}
 		v->nelems = 1;
-		for (int i = 0; i < v->rank; i++) {
-			v->dims[i] = dims[i];
+		for (int i = 0; i < rank; i++) {
+			sizes[i] = dims[i];
 			if (__builtin_mul_overflow(v->nelems, dims[i], &v->nelems)) {
 				ckpt_seterr("%s: variable '%s': shape overflows 64 bits",
 				            f->name, v->name);
 				goto out;
 			}
 		}
+		if (ckpt_file_set_dims(f, v, rank, sizes) < 0)
+			goto out;
 	}
 	if (__builtin_mul_overflow(v->nelems, (uint64_t)v->elsize, &v->nbytes)) {
 		ckpt_seterr("%s: variable '%s': byte size overflows 64 bits",
@@ -240,8 +242,8 @@ static int add_variable(struct walk *w, hid_t d, const char *path, hsize_t nattr
 		return -1;
 	v = &f->vars[f->nvars];
 	memset(v, 0, sizeof *v);
-	if (!(v->name = strdup(path)))
-		return ckpt_seterr("%s: out of memory", f->name);
+	if (!(v->name = ckpt_file_strdup(f, path)))
+		return -1;
 	f->nvars++;
 	return describe_dataset(f, d, v, nattrs);
 }
@@ -363,6 +365,22 @@ static void frame_free(struct frame *fr)
 
 /* The links of group g, in creation order where it is tracked and
  * indexed, else in name order. */
+/* A group stored the old way keeps all its link names in one local heap,
+ * one entry of HDF5's metadata cache: the cache must hold it beside the
+ * rest, or every name looked up reads it again. */
+static void fit_heap(struct walk *w, hid_t g)
+{
+	H5G_info_t gi;
+	H5O_info_t mi;
+
+	if (H5Gget_info(g, &gi) < 0 || gi.storage_type != H5G_STORAGE_TYPE_SYMBOL_TABLE ||
+	    H5Oget_info2(g, &mi, H5O_INFO_META_SIZE) < 0)
+		return;
+	if (mi.meta_size.obj.heap_size > w->f->backend->heap)
+		w->f->backend->heap = mi.meta_size.obj.heap_size;
+	ckpt_h5_fit_cache(w->f->backend->fid, mi.meta_size.obj.heap_size);
+}
+
 static int frame_open(struct walk *w, struct frame *fr, hid_t g, const char *prefix)
 {
 	unsigned order = 0;
@@ -370,6 +388,7 @@ static int frame_open(struct walk *w, struct frame *fr, hid_t g, const char *pre
 	hsize_t idx = 0;
 	herr_t rc = -1;
 
+	fit_heap(w, g);
 	memset(fr, 0, sizeof *fr);
 	fr->g = g;
 	if (!(fr->prefix = strdup(prefix)))

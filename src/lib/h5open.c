@@ -71,6 +71,7 @@ static hid_t open_in_place(ckpt_file *f)
 	    H5Pset_file_image_callbacks(fapl, &cb) >= 0 &&
 	    H5Pset_file_image(fapl, f->image, f->image_size) >= 0 &&
 	    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) >= 0) {
+		ckpt_h5_small_cache(fapl);
 		fid = H5Fopen(name, H5F_ACC_RDONLY, fapl);
 		if (fid < 0)
 			ckpt_seterr_h5("%s: damaged or truncated HDF5 file", f->name);
@@ -127,11 +128,37 @@ static int attach(ckpt_file *f, hid_t fid)
 	return 0;
 }
 
+void ckpt_h5_small_cache(hid_t fapl)
+{
+	H5AC_cache_config_t c = {.version = H5AC__CURR_CACHE_CONFIG_VERSION};
+
+	if (H5Pget_mdc_config(fapl, &c) < 0)
+		return;
+	c.set_initial_size = 1;
+	c.initial_size = c.min_size = 1 << 20;
+	c.max_size = CKPT_H5_CACHE;
+	H5Pset_mdc_config(fapl, &c);
+}
+
+void ckpt_h5_fit_cache(hid_t fid, uint64_t entry)
+{
+	H5AC_cache_config_t c = {.version = H5AC__CURR_CACHE_CONFIG_VERSION};
+
+	if (entry == 0 || H5Fget_mdc_config(fid, &c) < 0 ||
+	    c.max_size >= entry + CKPT_H5_CACHE)
+		return;
+	c.max_size = entry + CKPT_H5_CACHE;
+	c.set_initial_size = 1;
+	c.initial_size = c.max_size;
+	H5Fset_mdc_config(fid, &c);
+}
+
 int ckpt_h5_open_path(ckpt_file *f, const char *path)
 {
 	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fid;
 
 	H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+	ckpt_h5_small_cache(fapl);
 	fid = H5Fopen(path, H5F_ACC_RDONLY, fapl);
 	if (fid < 0) /* before any other call clears HDF5's error stack */
 		open_failed(path);

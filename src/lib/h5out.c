@@ -157,12 +157,15 @@ struct ckpt_h5out *ckpt_h5out_open(const char *target, int force, int via_tmpdir
 		H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED);
 	}
 	fapl = H5Pcreate(H5P_FILE_ACCESS);
+	ckpt_h5_small_cache(fapl);
 	if (like && root_needs_dense(like))
 		H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
 	o->fid = H5Fcreate(o->t.tmp, H5F_ACC_TRUNC, fcpl, fapl);
 	H5Pclose(fapl);
 	if (o->fid < 0)
 		ckpt_seterr_h5("%s: cannot create an HDF5 file", ckpt_temp_name(&o->t));
+	else if (like) /* (its groups are like's, their heaps as large) */
+		ckpt_h5_fit_cache(o->fid, like->backend->heap);
 	if (fcpl >= 0)
 		H5Pclose(fcpl);
 	if (o->fid < 0)

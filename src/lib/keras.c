@@ -288,10 +288,11 @@ static struct place *keras_order(json_t *map, const struct ckpt_wrapping *w, siz
 	return pl;
 }
 
-static int copy_var(ckpt_var *dst, const ckpt_var *src)
+static int copy_var(ckpt_file *f, ckpt_var *dst, const ckpt_var *src)
 {
 	*dst = *src;
-	return (dst->name = strdup(src->name)) ? 0 : -1;
+	return (dst->name = ckpt_file_strdup(f, src->name)) ? ckpt_file_set_dims(f, dst, src->rank,
+	                                                                      src->dims) : -1;
 }
 
 /* The union of the shards' variables, in Keras' order. */
@@ -318,9 +319,9 @@ static int unite(ckpt_file *f, json_t *map)
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (copy_var(&f->vars[i], &w->part[pl[i].part]->vars[pl[i].index]) < 0) {
+		if (copy_var(f, &f->vars[i], &w->part[pl[i].part]->vars[pl[i].index]) < 0) {
 			free(pl);
-			return ckpt_seterr("%s: out of memory", f->name);
+			return -1;
 		}
 		f->nvars++;
 		w->var_part[i] = pl[i].part;
@@ -335,17 +336,14 @@ static int unite(ckpt_file *f, json_t *map)
 static int check_unique(const ckpt_file *f)
 {
 	const struct ckpt_wrapping *w = f->container->wrapping;
+	size_t i = ckpt_file_twice(f);
+	const ckpt_var *a = i ? f->by_name[i - 1] : NULL, *b = i ? f->by_name[i] : NULL;
 
-	for (size_t i = 1; i < f->nvars; i++) {
-		const ckpt_var *a = f->by_name[i - 1], *b = f->by_name[i];
-
-		if (strcmp(a->name, b->name) == 0)
-			return ckpt_seterr("%s: variable '%s' is in two shards: %s and %s",
-			                   f->name, a->name,
-			                   f->container->shards[w->var_part[a - f->vars]],
-			                   f->container->shards[w->var_part[b - f->vars]]);
-	}
-	return 0;
+	if (!i)
+		return 0;
+	return ckpt_seterr("%s: variable '%s' is in two shards: %s and %s", f->name, a->name,
+	                   f->container->shards[w->var_part[a - f->vars]],
+	                   f->container->shards[w->var_part[b - f->vars]]);
 }
 
 /* Keras' shards are HDF5 files, Hugging Face's safetensors: the shards

@@ -364,7 +364,7 @@ int ckpt_out_make_groups(ckpt_out *o, const char *path)
 int ckpt_out_create_var(ckpt_out *o, const char *name, ckpt_dtype t, int rank,
                         const uint64_t *dims)
 {
-	ckpt_var v = {0};
+	ckpt_var v = {.dims = dims};
 
 	if (!o->nst)
 		return ckpt_h5_out_create_var(o, name, t, rank, dims);
@@ -372,7 +372,7 @@ int ckpt_out_create_var(ckpt_out *o, const char *name, ckpt_dtype t, int rank,
 	v.rank = rank;
 	v.nelems = 1;
 	for (int i = 0; i < rank; i++)
-		v.nelems *= (v.dims[i] = dims[i]);
+		v.nelems *= dims[i];
 	v.elsize = ckpt_dtype_size(t);
 	v.nbytes = v.nelems * v.elsize;
 	snprintf(v.type, sizeof v.type, "%s", ckpt_dtype_name(t));

@@ -6,9 +6,11 @@
 #include "st.h"
 #include "err.h"
 #include "temp.h"
+#include "jsonio.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 struct stdecl {
 	char *name;
 	ckpt_var v;               /* dtype, type, shape, sizes */
+	uint64_t *dims;           /* v's (its own copy) */
 	uint64_t begin;           /* within the data, once fixed */
 	const ckpt_file *src;     /* copied whole from here, or NULL */
 	const ckpt_var *sv;
@@ -29,7 +32,7 @@ struct ckpt_stout {
 	struct stdecl *d;
 	size_t n, cap;
 	json_t *meta;             /* __metadata__, or NULL */
-	json_t *index;            /* name -> index into d */
+	size_t *slot, nslots;     /* names to declarations: index + 1, 0 free */
 	uint64_t data;            /* where the data start, once fixed */
 	int fixed;
 };
@@ -85,11 +88,13 @@ void ckpt_stout_abort(struct ckpt_stout *o)
 	if (!o)
 		return;
 	ckpt_temp_release(&o->t);
-	for (size_t i = 0; i < o->n; i++)
+	for (size_t i = 0; i < o->n; i++) {
 		free(o->d[i].name);
+		free(o->d[i].dims);
+	}
 	free(o->d);
+	free(o->slot);
 	json_decref(o->meta);
-	json_decref(o->index);
 	free(o);
 }
 
@@ -117,11 +122,60 @@ void ckpt_stout_unset_meta(struct ckpt_stout *o, const char *key)
 		json_object_del(o->meta, key);
 }
 
+/* ---- the declarations ---------------------------------------------------- */
+
+static size_t *slot_of(const struct ckpt_stout *o, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
+
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		h = (h ^ *c) * 0x100000001b3u;
+	for (size_t i = (size_t)h & (o->nslots - 1);; i = (i + 1) & (o->nslots - 1))
+		if (!o->slot[i] || strcmp(o->d[o->slot[i] - 1].name, name) == 0)
+			return &o->slot[i];
+}
+
 static struct stdecl *find(const struct ckpt_stout *o, const char *name)
 {
-	json_t *i = o->index ? json_object_get(o->index, name) : NULL;
+	size_t *at = o->nslots ? slot_of(o, name) : NULL;
 
-	return i ? &o->d[json_integer_value(i)] : NULL;
+	return at && *at ? &o->d[*at - 1] : NULL;
+}
+
+/* Declaration i (its name set) found by name from now on. */
+static int remember(struct ckpt_stout *o, size_t i)
+{
+	if (2 * (i + 1) > o->nslots) {
+		size_t *old = o->slot, n = o->nslots;
+
+		o->nslots = n ? 2 * n : 64;
+		if (!(o->slot = calloc(o->nslots, sizeof *o->slot))) {
+			o->slot = old, o->nslots = n;
+			return ckpt_seterr("out of memory");
+		}
+		for (size_t k = 0; k < n; k++)
+			if (old[k])
+				*slot_of(o, o->d[old[k] - 1].name) = old[k];
+		free(old);
+	}
+	*slot_of(o, o->d[i].name) = i + 1;
+	return 0;
+}
+
+static int own_shape(struct stdecl *d)
+{
+	static const uint64_t none = 0;
+
+	if (d->v.rank < 0) { /* a null dataspace: no values, an empty list */
+		d->v.rank = 1, d->v.dims = &none, d->v.nelems = 0, d->v.nbytes = 0;
+		return 0;
+	}
+	if (d->v.rank > 0 && !(d->dims = malloc((size_t)d->v.rank * sizeof *d->dims)))
+		return ckpt_seterr("out of memory");
+	if (d->v.rank > 0)
+		memcpy(d->dims, d->v.dims, (size_t)d->v.rank * sizeof *d->dims);
+	d->v.dims = d->dims;
+	return 0;
 }
 
 int ckpt_stout_declare(struct ckpt_stout *o, const char *name, const ckpt_var *like,
@@ -149,7 +203,7 @@ int ckpt_stout_declare(struct ckpt_stout *o, const char *name, const ckpt_var *l
 		o->cap = cap;
 	}
 	d = &o->d[o->n];
-	*d = (struct stdecl){NULL, *like, 0, src, sv};
+	*d = (struct stdecl){.v = *like, .src = src, .sv = sv};
 	if (t != like->dtype) {
 		d->v.dtype = t;
 		d->v.elsize = ckpt_dtype_size(t);
@@ -159,52 +213,20 @@ int ckpt_stout_declare(struct ckpt_stout *o, const char *name, const ckpt_var *l
 	if (!st_type(&d->v))
 		return ckpt_seterr("%s: variable '%s': safetensors cannot hold %s values",
 		                   ckpt_stout_name(o), name, d->v.type);
-	if (!(d->name = strdup(name)) || (!o->index && !(o->index = json_object()))) {
-		free(d->name);
-		return ckpt_seterr("out of memory");
-	}
-	if (json_object_set_new(o->index, name, json_integer((json_int_t)o->n)) < 0) {
-		free(d->name);
+	if (!ckpt_json_utf8(name, strlen(name)))
 		return ckpt_seterr("%s: variable '%s': safetensors names are UTF-8 text",
 		                   ckpt_stout_name(o), name);
+	if (!(d->name = strdup(name)) || own_shape(d) < 0 || remember(o, o->n) < 0) {
+		free(d->name);
+		free(d->dims);
+		return ckpt_seterr("out of memory");
 	}
 	d->v.name = d->name;
-	if (d->v.rank < 0) /* a null dataspace: no values, an empty list */
-		d->v.rank = 1, d->v.dims[0] = 0, d->v.nelems = 0, d->v.nbytes = 0;
 	o->n++;
 	return 0;
 }
 
 /* ---- the layout ------------------------------------------------------------ */
-
-static char *header_text(struct ckpt_stout *o)
-{
-	json_t *h = json_object();
-	char *text = NULL;
-	uint64_t at = 0;
-
-	if (!h)
-		return NULL;
-	if (o->meta && json_object_set(h, "__metadata__", o->meta) < 0)
-		goto out;
-	for (size_t i = 0; i < o->n; i++) {
-		struct stdecl *d = &o->d[i];
-		json_t *shape = json_array(), *t;
-
-		for (int k = 0; shape && k < d->v.rank; k++)
-			json_array_append_new(shape, json_integer((json_int_t)d->v.dims[k]));
-		d->begin = at;
-		at += d->v.nbytes;
-		t = json_pack("{s:s, s:o, s:[I,I]}", "dtype", st_type(&d->v), "shape", shape,
-		              "data_offsets", (json_int_t)d->begin, (json_int_t)at);
-		if (!t || json_object_set_new(h, d->name, t) < 0)
-			goto out;
-	}
-	text = json_dumps(h, JSON_COMPACT | JSON_PRESERVE_ORDER);
-out:
-	json_decref(h);
-	return text;
-}
 
 static int pwrite_all(struct ckpt_stout *o, const void *buf, size_t n, uint64_t off)
 {
@@ -220,6 +242,85 @@ static int pwrite_all(struct ckpt_stout *o, const void *buf, size_t n, uint64_t 
 		p += w, n -= (size_t)w, off += (uint64_t)w;
 	}
 	return 0;
+}
+
+/* The header is written as it is made, twice: once to measure it (the
+ * data's offset depends on its length), once to write it.  A million
+ * tensors cost no document tree. */
+struct header {
+	struct ckpt_stout *o;
+	int writing;
+	uint64_t len;       /* bytes so far */
+	size_t n;           /* of them in buf */
+	char buf[65536];
+};
+
+static int flush(struct header *h)
+{
+	int rc = h->writing && h->n ? pwrite_all(h->o, h->buf, h->n, 8 + h->len - h->n) : 0;
+
+	h->n = 0;
+	return rc;
+}
+
+static int emit(void *to, const char *s, size_t n)
+{
+	struct header *h = to;
+
+	while (n > 0) {
+		size_t k = sizeof h->buf - h->n < n ? sizeof h->buf - h->n : n;
+
+		memcpy(h->buf + h->n, s, k);
+		h->n += k, h->len += k, s += k, n -= k;
+		if (h->n == sizeof h->buf && flush(h) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int emitf(struct header *h, const char *fmt, ...)
+{
+	char text[64];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	return emit(h, text, (size_t)n);
+}
+
+/* What json_dumps(JSON_COMPACT | JSON_PRESERVE_ORDER) wrote when the
+ * header was a document: the same bytes. */
+static int emit_tensor(struct header *h, struct stdecl *d, uint64_t *at)
+{
+	int rc = ckpt_json_quote(d->name, strlen(d->name), emit, h);
+
+	rc = rc ? rc : emitf(h, ":{\"dtype\":\"%s\",\"shape\":[", st_type(&d->v));
+	for (int k = 0; k < d->v.rank && rc == 0; k++)
+		rc = emitf(h, k ? ",%" PRIu64 : "%" PRIu64, d->v.dims[k]);
+	d->begin = *at;
+	*at += d->v.nbytes;
+	return rc ? rc : emitf(h, "],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}", d->begin, *at);
+}
+
+static int emit_header(struct header *h)
+{
+	static const char key[] = "\"__metadata__\":";
+	char *meta = NULL;
+	uint64_t at = 0;
+	int rc, comma = h->o->meta != NULL;
+
+	if (h->o->meta && !(meta = json_dumps(h->o->meta, JSON_COMPACT | JSON_PRESERVE_ORDER)))
+		return ckpt_seterr("%s: out of memory", ckpt_stout_name(h->o));
+	rc = emit(h, "{", 1);
+	if (meta && rc == 0)
+		rc = emit(h, key, sizeof key - 1) < 0 || emit(h, meta, strlen(meta)) < 0 ? -1 : 0;
+	free(meta);
+	for (size_t i = 0; i < h->o->n && rc == 0; i++)
+		rc = (i || comma) && emit(h, ",", 1) < 0 ? -1 : emit_tensor(h, &h->o->d[i], &at);
+	rc = rc ? rc : emit(h, "}", 1);
+	return rc ? rc : flush(h);
 }
 
 /* A copied variable's bytes, as the input holds them. */
@@ -242,31 +343,37 @@ static int copy_whole(struct ckpt_stout *o, const struct stdecl *d)
  * aligned as the reference writer aligns them), the copies after it. */
 static int fix_layout(struct ckpt_stout *o)
 {
-	char *text, len8[8];
-	size_t n, pad;
+	struct header *h;
+	char len8[8];
+	uint64_t n, pad;
 	int rc;
 
 	if (o->fixed)
 		return 0;
 	o->fixed = 1;
-	if (!(text = header_text(o)))
+	if (!(h = calloc(1, sizeof *h)))
 		return ckpt_seterr("%s: out of memory", ckpt_stout_name(o));
-	n = strlen(text);
+	h->o = o;
+	if ((rc = emit_header(h)) < 0)
+		goto out;
+	n = h->len;
 	pad = (8 - (8 + n) % 8) % 8;
 	if (n + pad > CKPT_ST_MAX_HEADER) {
-		free(text);
-		return ckpt_seterr("%s: the header would take %zu bytes, over the %u safetensors "
-		                   "readers accept (%zu tensors): write a sharded set "
-		                   "(NAME.safetensors.index.json; ckpt-merge --split) or HDF5",
-		                   ckpt_stout_name(o), n + pad, CKPT_ST_MAX_HEADER, o->n);
+		rc = ckpt_seterr("%s: the header would take %" PRIu64 " bytes, over the %u "
+		                 "safetensors readers accept (%zu tensors): write a sharded set "
+		                 "(NAME.safetensors.index.json; ckpt-merge --split) or HDF5",
+		                 ckpt_stout_name(o), n + pad, CKPT_ST_MAX_HEADER, o->n);
+		goto out;
 	}
 	for (int i = 0; i < 8; i++)
-		len8[i] = (char)((uint64_t)(n + pad) >> (8 * i));
+		len8[i] = (char)((n + pad) >> (8 * i));
 	o->data = 8 + n + pad;
+	h->writing = 1, h->len = 0, h->n = 0;
 	rc = pwrite_all(o, len8, 8, 0);
-	rc = rc ? rc : pwrite_all(o, text, n, 8);
+	rc = rc ? rc : emit_header(h);
 	rc = rc ? rc : pwrite_all(o, "        ", pad, 8 + n);
-	free(text);
+out:
+	free(h);
 	for (size_t i = 0; i < o->n && rc == 0; i++)
 		if (o->d[i].src)
 			rc = copy_whole(o, &o->d[i]);

@@ -49,6 +49,10 @@ int ckpt_name_ends(const char *s, const char *suffix);
 /* A checkpoint named name with no file behind it yet. */
 ckpt_file *ckpt_file_new(const char *name);
 
+/* The first name of f's given twice (f indexed): its place in by_name,
+ * whose previous entry has it too; 0 when every name is one variable's. */
+size_t ckpt_file_twice(const ckpt_file *f);
+
 /* Index f's variables by name once they are all there (0, or -1 with a
  * message; f is closed then). */
 int ckpt_file_index(ckpt_file *f);

@@ -69,7 +69,8 @@ static void lists_variables_depth_first_in_creation_order(void **state)
 
 static void shows_and_compares_shapes(void **state)
 {
-	ckpt_var v = {.rank = 2, .dims = {3, 4}}, s = {.rank = 0}, n = {.rank = -1};
+	static const uint64_t d[] = {3, 4};
+	ckpt_var v = {.rank = 2, .dims = d}, s = {.rank = 0}, n = {.rank = -1};
 	char b[64];
 
 	(void)state;
@@ -122,6 +123,38 @@ static void refuses_missing_directories_non_hdf5_and_truncated_files(void **stat
 	assert_null(strchr(ckpt_errmsg(), '\n'));
 }
 
+/* A group stored the old way (a symbol table) holds its names in one
+ * local heap, which HDF5's cache must hold whole beside the rest (else a
+ * million names are a million reads of it); the rest stays small. */
+static void sizes_the_cache_for_the_largest_heap_of_names(void **state)
+{
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f, g;
+	H5AC_cache_config_t c = {.version = H5AC__CURR_CACHE_CONFIG_VERSION};
+	H5O_info_t mi;
+	ckpt_file *k;
+	char name[80];
+
+	(void)state;
+	H5Pset_libver_bounds(fapl, H5F_LIBVER_EARLIEST, H5F_LIBVER_LATEST);
+	f = H5Fcreate(unit_path("heap.h5"), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	g = H5Gcreate2(f, "g", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	for (int i = 0; i < 30000; i++) {
+		snprintf(name, sizeof name, "a_rather_long_name_for_variable_number_%06d", i);
+		dataset(g, name, H5T_IEEE_F32LE, 0, NULL);
+	}
+	assert_true(H5Oget_info2(g, &mi, H5O_INFO_META_SIZE) >= 0);
+	assert_true(mi.meta_size.obj.heap_size > CKPT_H5_CACHE); /* (the case) */
+	H5Gclose(g);
+	H5Fclose(f);
+	H5Pclose(fapl);
+	assert_non_null(k = ckpt_open(unit_path("heap.h5")));
+	assert_int_equal(k->nvars, 30000);
+	assert_true(H5Fget_mdc_config(ckpt_h5_fid(k), &c) >= 0);
+	assert_true(c.max_size == mi.meta_size.obj.heap_size + CKPT_H5_CACHE);
+	ckpt_close(k);
+	unlink(unit_path("heap.h5"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -129,6 +162,7 @@ int main(void)
 		cmocka_unit_test(shows_and_compares_shapes),
 		cmocka_unit_test(opens_an_image_in_memory),
 		cmocka_unit_test(refuses_missing_directories_non_hdf5_and_truncated_files),
+		cmocka_unit_test(sizes_the_cache_for_the_largest_heap_of_names),
 	};
 
 	ckpt_init();

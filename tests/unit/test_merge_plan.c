@@ -9,6 +9,7 @@
 struct fake {
 	ckpt_file f;
 	ckpt_var v[MAXV];
+	uint64_t dims[MAXV];
 	const ckpt_var *by_name[MAXV];
 };
 
@@ -33,7 +34,8 @@ static void fake(struct fake *k, const char *file, const char *spec)
 		assert_int_equal(ckpt_dtype_parse(c1 + 1, &v->dtype), 0);
 		snprintf(v->type, sizeof v->type, "%s", ckpt_dtype_name(v->dtype));
 		v->rank = 1;
-		v->dims[0] = v->nelems = strtoull(c2 + 1, NULL, 10);
+		k->dims[k->f.nvars - 1] = v->nelems = strtoull(c2 + 1, NULL, 10);
+		v->dims = &k->dims[k->f.nvars - 1];
 	}
 	free(copy);
 	k->f.vars = k->v;

@@ -34,7 +34,7 @@ raw("number.safetensors", '{"a": 1} 7', expect="header is not valid JSON")
 raw("dupkey.safetensors",
     '{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},'
     '"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}', b"\0" * 8,
-    expect="not valid JSON: duplicate object key")
+    expect="two variables are called 'a'")
 raw("overlap.safetensors", {"a": t("F32", [2], 0, 8), "b": t("F32", [2], 4, 12)}, b"\0" * 12,
     expect="tensors 'a' and 'b' overlap")
 raw("gap.safetensors", {"a": t("F32", [1], 0, 4), "b": t("F32", [1], 8, 12)}, b"\0" * 12,
