@@ -9,25 +9,20 @@
 #include <stdint.h>
 
 #include "file.h"
-
-enum ckpt_format {
-	CKPT_FORMAT_NONE,
-	CKPT_FORMAT_HDF5,
-	CKPT_FORMAT_SAFETENSORS,
-};
+#include "format.h"
 
 struct ckpt_st;
 
 struct ckpt_backend {
-	enum ckpt_format format;
+	const struct ckpt_format *format;
 	int64_t fid;            /* HDF5: the open file (an hid_t) */
 	uint64_t heap;          /* HDF5: its largest group's local heap, bytes */
 	struct ckpt_st *st;     /* safetensors: the header, parsed */
 };
 
-static inline enum ckpt_format ckpt_file_format(const ckpt_file *f)
+static inline enum ckpt_format_id ckpt_file_format(const ckpt_file *f)
 {
-	return f->backend ? f->backend->format : CKPT_FORMAT_NONE;
+	return f->backend && f->backend->format ? f->backend->format->id : CKPT_FORMAT_NONE;
 }
 
 /* Storage that lives until ckpt_close, in blocks (a million small

@@ -4,8 +4,8 @@
 #include "file.h"
 #include "sniff.h"
 #include "err.h"
-#include "h5.h"
-#include "st.h"
+#include "backend.h"
+#include "format.h"
 #include "wrap.h"
 
 #include <errno.h>
@@ -180,11 +180,11 @@ static int unique_names(ckpt_file *f)
 	return -1;
 }
 
-/* An HDF5 file's variables in the order it records (h5order.c), which
- * looks them up by name: then sorted by name again. */
-static int apply_order(ckpt_file *f)
+/* The variables in the order the file records, which its format looks
+ * up by name: then sorted by name again. */
+static int reorder(ckpt_file *f, const struct ckpt_format *fmt)
 {
-	if (ckpt_h5_apply_order(f) < 0) {
+	if (fmt->reorder(f) < 0) {
 		ckpt_close(f);
 		return -1;
 	}
@@ -192,16 +192,14 @@ static int apply_order(ckpt_file *f)
 	return 0;
 }
 
-/* The backend lists the variables (safetensors' as it opens). */
-static ckpt_file *finish_open(ckpt_file *f, int opened)
+/* Opened (0) and listed by its format: indexed. */
+static ckpt_file *finish_open(ckpt_file *f, const struct ckpt_format *fmt, int opened)
 {
-	if (opened < 0 ||
-	    (ckpt_file_format(f) == CKPT_FORMAT_HDF5 && ckpt_h5_list(f) < 0)) {
+	if (opened < 0) {
 		ckpt_close(f);
 		return NULL;
 	}
-	if (ckpt_file_index(f) < 0 || unique_names(f) < 0 ||
-	    (ckpt_file_format(f) == CKPT_FORMAT_HDF5 && apply_order(f) < 0))
+	if (ckpt_file_index(f) < 0 || unique_names(f) < 0 || (fmt->reorder && reorder(f, fmt) < 0))
 		return NULL;
 	return f;
 }
@@ -209,7 +207,8 @@ static ckpt_file *finish_open(ckpt_file *f, int opened)
 ckpt_file *ckpt_open_image(const char *name, void *image, size_t size)
 {
 	ckpt_file *f = ckpt_file_new(name);
-	int opened = -1;
+	struct ckpt_probe p = {image, size, -1, image, size};
+	const struct ckpt_format *fmt;
 
 	if (!f) {
 		free(image);
@@ -217,13 +216,13 @@ ckpt_file *ckpt_open_image(const char *name, void *image, size_t size)
 	}
 	f->image = image;
 	f->image_size = f->size = size;
-	if (ckpt_image_is_hdf5(image, size))
-		opened = ckpt_h5_open_image(f);
-	else if (ckpt_st_looks_like(image, size))
-		opened = ckpt_st_open(f);
-	else if (ckpt_sniff_image(name, image, size) == 0)
-		ckpt_seterr("%s: not an HDF5 or safetensors file", name);
-	return finish_open(f, opened);
+	if (!(fmt = ckpt_format_of(&p))) {
+		if (ckpt_sniff_image(name, image, size) == 0)
+			ckpt_seterr("%s: not an HDF5 or safetensors file", name);
+		ckpt_close(f);
+		return NULL;
+	}
+	return finish_open(f, fmt, fmt->open(f, NULL));
 }
 
 static ckpt_file *open_stdin(void)
@@ -264,16 +263,16 @@ static void missing(const char *path)
 
 /* Checks HDF5 cannot phrase well: missing, a directory, unreadable, empty,
  * not a checkpoint at all; the format otherwise. */
-static enum ckpt_format check_path(const char *path)
+static const struct ckpt_format *check_path(const char *path)
 {
 	struct stat st;
 	unsigned char head[16];
 	ssize_t got;
 	int fd = open(path, O_RDONLY);
-	enum ckpt_format fmt = CKPT_FORMAT_NONE;
+	const struct ckpt_format *fmt = NULL;
 
 	if (fd < 0)
-		return missing(path), CKPT_FORMAT_NONE;
+		return missing(path), NULL;
 	if (fstat(fd, &st) < 0)
 		ckpt_seterr_errno(path);
 	else if (S_ISDIR(st.st_mode)) {
@@ -281,12 +280,11 @@ static enum ckpt_format check_path(const char *path)
 			ckpt_seterr("%s: is a directory", path);
 	} else if (st.st_size == 0)
 		ckpt_seterr("%s: empty file, not a checkpoint", path);
-	else if (ckpt_fd_is_hdf5(fd, (uint64_t)st.st_size))
-		fmt = CKPT_FORMAT_HDF5;
-	else if ((got = pread(fd, head, sizeof head, 0)) > 0 &&
-	         ckpt_st_looks_like(head, (size_t)got))
-		fmt = CKPT_FORMAT_SAFETENSORS;
-	else if (ckpt_sniff_path(path) == 0)
+	else if ((got = pread(fd, head, sizeof head, 0)) < 0)
+		ckpt_seterr_errno(path);
+	else if (!(fmt = ckpt_format_of(&(struct ckpt_probe){head, (size_t)got, fd, NULL,
+	                                                     (uint64_t)st.st_size})) &&
+	         ckpt_sniff_path(path) == 0)
 		ckpt_seterr("%s: not an HDF5 or safetensors file", path);
 	close(fd);
 	return fmt;
@@ -295,35 +293,30 @@ static enum ckpt_format check_path(const char *path)
 ckpt_file *ckpt_open(const char *path)
 {
 	ckpt_file *f;
-	enum ckpt_format fmt;
-	int opened;
+	const struct ckpt_format *fmt;
 	struct stat st;
 
 	if (strcmp(path, "-") == 0)
 		return open_stdin();
-	if ((fmt = check_path(path)) == CKPT_FORMAT_NONE || !(f = ckpt_file_new(path)))
+	if (!(fmt = check_path(path)) || !(f = ckpt_file_new(path)))
 		return NULL;
-	if (fmt == CKPT_FORMAT_HDF5) {
-		if ((opened = ckpt_h5_open_path(f, path)) == 0)
-			f->fd = open(path, O_RDONLY);
-	} else {
-		opened = (f->fd = open(path, O_RDONLY)) < 0 ? ckpt_seterr_errno(path) : 0;
+	if ((f->fd = open(path, O_RDONLY)) < 0 || fstat(f->fd, &st) < 0) {
+		ckpt_seterr_errno(path);
+		ckpt_close(f);
+		return NULL;
 	}
-	if (f->fd >= 0)
-		f->size = fstat(f->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
-	if (opened == 0 && fmt == CKPT_FORMAT_SAFETENSORS)
-		opened = ckpt_st_open(f);
-	return finish_open(f, opened);
+	f->size = (uint64_t)st.st_size;
+	return finish_open(f, fmt, fmt->open(f, path));
 }
 
 void ckpt_close(ckpt_file *f)
 {
+	const struct ckpt_format *fmt;
+
 	if (!f)
 		return;
-	if (ckpt_file_format(f) == CKPT_FORMAT_SAFETENSORS)
-		ckpt_st_close(f);
-	else
-		ckpt_h5_close(f);
+	if ((fmt = ckpt_file_fmt(f)))
+		fmt->close(f);
 	free(f->backend);
 	ckpt_container_free(f->container);
 	if (f->fd >= 0)
@@ -344,17 +337,19 @@ void ckpt_close(ckpt_file *f)
 
 int ckpt_file_text(const ckpt_file *f, const char *key, char **text)
 {
-	size_t n = 0;
-	const char *const *kv;
+	const struct ckpt_format *fmt = ckpt_file_fmt(f);
 
 	*text = NULL;
-	if (ckpt_file_format(f) == CKPT_FORMAT_HDF5)
-		return ckpt_h5_root_text(f, key, text);
-	kv = ckpt_st_metadata(f, &n);
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(kv[2 * i], key) == 0)
-			return (*text = strdup(kv[2 * i + 1])) ? 1 : -1;
-	return 0;
+	return fmt ? fmt->text(f, key, text) : 0;
+}
+
+char *ckpt_var_storage(const ckpt_file *set, const ckpt_var *var, char *out, size_t size)
+{
+	const ckpt_file *f;
+	const ckpt_var *v;
+
+	ckpt_part_of(set, var, &f, &v); /* a sharded set: the shard's */
+	return ckpt_file_fmt(f)->storage(f, v, out, size);
 }
 
 const ckpt_var *ckpt_find(const ckpt_file *f, const char *name)

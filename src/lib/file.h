@@ -42,13 +42,13 @@ typedef enum {
 
 typedef struct ckpt_obj {
 	ckpt_obj_kind kind;
+	int target_var;     /* hard links: the variable's index, or -1 */
 	size_t var;         /* CKPT_OBJ_VAR: index into vars */
 	char *path;         /* groups and links: path without the leading '/' */
 	char *target;       /* soft links: the path they point to; hard links:
 	                     * the object's first name (without '/'); external
 	                     * links: the path in the other file */
 	char *file;         /* external links: the other file */
-	int target_var;     /* hard links: the variable's index, or -1 */
 	uint64_t nattrs;    /* groups, variables, datatypes: attributes */
 } ckpt_obj;
 

@@ -47,6 +47,7 @@ int ckpt_h5_open_path(ckpt_file *f, const char *path);
 int ckpt_h5_open_image(ckpt_file *f);
 int ckpt_h5_list(ckpt_file *f);
 void ckpt_h5_close(ckpt_file *f);
+char *ckpt_h5_storage(const ckpt_file *f, const ckpt_var *v, char *out, size_t size);
 
 /* (h5open.c) fn(name, text) for each of the root group's string attributes, in
  * creation order where tracked; returns how many other attributes the
@@ -164,7 +165,6 @@ void ckpt_h5_slab_close(ckpt_slab *s);
 /* Whether the last slabs of a and b hold the same values where their
  * bytes cannot tell (references, variable-length data): 1, 0, -1 with a
  * message; CKPT_SAME_BYTES where comparing the bytes is right. */
-#define CKPT_SAME_BYTES 2
 int ckpt_h5_slab_same(const ckpt_slab *a, const ckpt_slab *b);
 
 /* Select region r (all of a scalar) in the dataspace space. */

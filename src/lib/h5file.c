@@ -537,19 +537,12 @@ int ckpt_h5_list(ckpt_file *f)
 
 /* ---- describing storage ------------------------------------------------ */
 
-char *ckpt_var_storage(const ckpt_file *set, const ckpt_var *var, char *out, size_t size)
+char *ckpt_h5_storage(const ckpt_file *f, const ckpt_var *v, char *out, size_t size)
 {
-	const ckpt_file *f;
-	const ckpt_var *v;
 	hid_t d, dcpl;
 	size_t len = 0;
 	int nf;
 
-	ckpt_part_of(set, var, &f, &v); /* a sharded set: the shard's */
-	if (ckpt_file_format(f) == CKPT_FORMAT_SAFETENSORS) {
-		snprintf(out, size, "contiguous");
-		return out;
-	}
 	d = H5Dopen2(ckpt_h5_fid(f), v->name, H5P_DEFAULT);
 	if (d < 0 || (dcpl = H5Dget_create_plist(d)) < 0) {
 		ckpt_seterr_h5("%s: variable '%s': cannot read its storage properties",

@@ -4,7 +4,7 @@
 #include "err.h"
 #include "par.h"
 #include "wrap.h"
-#include "st.h"
+#include "format.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -33,16 +33,16 @@ static int path_is_checkpoint(const char *path)
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 8)
 		yes = 1;
 	else
-		yes = ckpt_fd_is_hdf5(fd, (uint64_t)st.st_size) ||
-		      ((got = pread(fd, head, sizeof head, 0)) > 0 &&
-		       ckpt_st_looks_like(head, (size_t)got));
+		yes = (got = pread(fd, head, sizeof head, 0)) > 0 &&
+		      ckpt_format_of(&(struct ckpt_probe){head, (size_t)got, fd, NULL,
+		                                          (uint64_t)st.st_size});
 	close(fd);
 	return yes;
 }
 
 static int image_is_checkpoint(const void *buf, size_t size)
 {
-	return ckpt_image_is_hdf5(buf, size) || ckpt_st_looks_like(buf, size);
+	return ckpt_format_of(&(struct ckpt_probe){buf, size, -1, buf, size}) != NULL;
 }
 
 static int append(ckpt_file ***files, size_t *n, ckpt_file *f)

@@ -2,8 +2,8 @@
  * buffers and mappings; the format's backend reads (HDF5: h5slab.c). */
 #include "slab.h"
 #include "err.h"
-#include "h5.h"
-#include "st.h"
+#include "backend.h"
+#include "format.h"
 #include "wrap.h"
 
 #include <inttypes.h>
@@ -247,11 +247,19 @@ int ckpt_cursor_next(ckpt_cursor *c, ckpt_region *r)
 
 
 
-/* Which backend reads the slab's file (HDF5's calls take a slab without a
- * backend of theirs as nothing to do). */
-static int is_st(const ckpt_slab *s)
+/* The format reading the slab's file (its calls take a slab without state
+ * of theirs as nothing to do). */
+static const struct ckpt_format *fmt_of(const ckpt_slab *s)
 {
-	return ckpt_file_format(s->file) == CKPT_FORMAT_SAFETENSORS;
+	return s->file ? ckpt_file_fmt(s->file) : NULL;
+}
+
+static void release(ckpt_slab *s, int i)
+{
+	const struct ckpt_format *fmt = fmt_of(s);
+
+	if (s->mcount[i] && fmt && fmt->slab_release)
+		fmt->slab_release(s, s->mem[i], s->mcount[i]);
 }
 
 int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
@@ -263,7 +271,7 @@ int ckpt_slab_open(ckpt_slab *s, const ckpt_file *f, const ckpt_var *v,
 		s->at.done = 1;
 		return 0;
 	}
-	if ((is_st(s) ? ckpt_st_slab_open(s, max_bytes) : ckpt_h5_slab_open(s, max_bytes)) < 0) {
+	if (fmt_of(s)->slab_open(s, max_bytes) < 0) {
 		ckpt_slab_close(s);
 		return -1;
 	}
@@ -288,9 +296,7 @@ int ckpt_slab_next(ckpt_slab *s)
 	if (s->at.done)
 		return 0;
 	s->cur ^= 1;
-	/* the slab before the previous one */
-	if (s->mcount[s->cur])
-		ckpt_h5_slab_release(s, s->mem[s->cur], s->mcount[s->cur]);
+	release(s, s->cur); /* the slab before the previous one */
 	s->mcount[s->cur] = 0;
 	ckpt_cursor_next(&s->at, &s->last);
 	n = s->last.n;
@@ -299,8 +305,7 @@ int ckpt_slab_next(ckpt_slab *s)
 			return -1;
 	} else {
 		s->buf = s->mem[s->cur];
-		if ((is_st(s) ? ckpt_st_slab_read(s, s->mem[s->cur], &s->last)
-		              : ckpt_h5_slab_read(s, s->mem[s->cur], &s->last)) < 0)
+		if (fmt_of(s)->slab_read(s, s->mem[s->cur], &s->last) < 0)
 			return -1;
 		s->mcount[s->cur] = n;
 	}
@@ -311,12 +316,14 @@ int ckpt_slab_next(ckpt_slab *s)
 
 void ckpt_slab_close(ckpt_slab *s)
 {
+	const struct ckpt_format *fmt = fmt_of(s);
+
 	for (int i = 0; i < 2; i++) {
-		if (s->mcount[i]) /* needs the backend's types: first */
-			ckpt_h5_slab_release(s, s->mem[i], s->mcount[i]);
+		release(s, i); /* (needs the format's state: first) */
 		unmap(s, i);
 	}
-	ckpt_h5_slab_close(s);
+	if (fmt && fmt->slab_close)
+		fmt->slab_close(s);
 	free(s->mem[0]);
 	free(s->mem[1]);
 	memset(s, 0, sizeof *s);
@@ -381,11 +388,13 @@ void ckpt_slab_region(const ckpt_slab *s, ckpt_region *r)
 
 int ckpt_slab_same(const ckpt_slab *a, const ckpt_slab *b)
 {
+	const struct ckpt_format *fmt = fmt_of(a);
 	int same;
 
 	if (a->count != b->count || a->elsize != b->elsize)
 		return 0;
-	if (!is_st(a) && !is_st(b) && (same = ckpt_h5_slab_same(a, b)) != CKPT_SAME_BYTES)
+	if (fmt && fmt == fmt_of(b) && fmt->slab_same &&
+	    (same = fmt->slab_same(a, b)) != CKPT_SAME_BYTES)
 		return same;
 	return memcmp(a->buf, b->buf, a->count * a->elsize) == 0;
 }

@@ -527,7 +527,7 @@ int ckpt_st_open(ckpt_file *f)
 		f->backend = NULL;
 		return ckpt_seterr("%s: out of memory", f->name);
 	}
-	f->backend->format = CKPT_FORMAT_SAFETENSORS;
+	f->backend->format = &ckpt_format_safetensors;
 	f->backend->st = st;
 	if (header_length(f, &n) < 0)
 		return -1;
@@ -614,3 +614,47 @@ int ckpt_st_slab_read(ckpt_slab *s, void *buf, const ckpt_region *r)
 		ckpt_swap_bytes(buf, r->n, s->elsize);
 	return 0;
 }
+
+/* ---- the format ------------------------------------------------------------ */
+
+static int probe(const struct ckpt_probe *p)
+{
+	return ckpt_st_looks_like(p->head, p->n);
+}
+
+static int open_header(ckpt_file *f, const char *path)
+{
+	(void)path;
+	return ckpt_st_open(f);
+}
+
+static int metadata_text(const ckpt_file *f, const char *key, char **text)
+{
+	size_t n = 0;
+	const char *const *kv = ckpt_st_metadata(f, &n);
+
+	*text = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(kv[2 * i], key) == 0)
+			return (*text = strdup(kv[2 * i + 1])) ? 1 : -1;
+	return 0;
+}
+
+static char *storage(const ckpt_file *f, const ckpt_var *v, char *out, size_t size)
+{
+	(void)f, (void)v;
+	snprintf(out, size, "contiguous");
+	return out;
+}
+
+const struct ckpt_format ckpt_format_safetensors = {
+	.id = CKPT_FORMAT_SAFETENSORS,
+	.name = "safetensors",
+	.probe = probe,
+	.open = open_header,
+	.close = ckpt_st_close,
+	.text = metadata_text,
+	.storage = storage,
+	.slab_open = ckpt_st_slab_open,
+	.slab_read = ckpt_st_slab_read,
+};
