@@ -1,7 +1,6 @@
-/* backend.h - (internal to libckpt) the file formats behind a checkpoint:
- * what ckpt_file.backend holds, and how a format is recognised.  file.c
- * and slab.c dispatch on the format; each backend keeps its own handles
- * here (HDF5: h5.h; safetensors: st.h). */
+/* backend.h - (internal to libckpt) what ckpt_file.backend holds: the
+ * checkpoint's format (its table, format.h) and the format's own handles
+ * (HDF5: h5.h; safetensors: st.h). */
 #ifndef CKPT_BACKEND_H
 #define CKPT_BACKEND_H
 

@@ -47,6 +47,29 @@ struct ckpt_format {
 	void (*slab_release)(ckpt_slab *s, void *buf, size_t n);
 	void (*slab_close)(ckpt_slab *s);
 	int (*slab_same)(const ckpt_slab *a, const ckpt_slab *b);
+
+	/* Writing one file w of the format (out.c; opening and committing a
+	 * whole output stays there): its names flat (groups NULL) or in
+	 * groups made first; variables declared, then their values written
+	 * through var_*, cursor (NULL: whole rows) telling the slabs it takes
+	 * best; collective (NULL: never) and shareable (NULL: always) for the
+	 * ranks of an MPI run; text kept under a key. */
+	const char *(*out_name)(const void *w);
+	int (*out_groups)(void *w, const char *path);
+	int (*out_declare)(void *w, const char *name, ckpt_dtype t, int rank,
+	                   const uint64_t *dims);
+	int (*out_set_text)(void *w, const char *key, const char *text, size_t len);
+	void (*out_unset_text)(void *w, const char *key);
+	int (*out_commit)(void *w);
+	void (*out_abort)(void *w);
+	/* like: values given as that slab holds them; else as type t */
+	void *(*var_open)(void *w, const char *name, ckpt_dtype t, const ckpt_slab *like);
+	void (*var_cursor)(const void *var, ckpt_cursor *c, const ckpt_var *v, size_t elsize,
+	                   size_t max_bytes);
+	int (*var_write)(void *var, const ckpt_region *r, const void *buf);
+	int (*var_collective)(const void *var);
+	int (*var_shareable)(const void *var);
+	void (*var_close)(void *var);
 };
 
 /* slab_same(): 1, 0, -1 with a message, or this: compare the bytes. */

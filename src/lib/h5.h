@@ -87,13 +87,16 @@ void ckpt_h5out_abort(struct ckpt_h5out *h);
 struct ckpt_h5out *ckpt_h5out_share(struct ckpt_h5out *h);
 int ckpt_h5out_shared(const struct ckpt_h5out *h);
 
-/* The writer's side of out.h for an HDF5 file (out.c dispatches). */
-int ckpt_h5_out_make_groups(ckpt_out *o, const char *path);
-int ckpt_h5_out_create_var(ckpt_out *o, const char *name, ckpt_dtype t, int rank,
-                           const uint64_t *dims);
+/* The writer's side of out.h for one HDF5 file (the format's table,
+ * format.h, says what each does). */
+int ckpt_h5out_groups(struct ckpt_h5out *o, const char *path);
+int ckpt_h5out_declare(struct ckpt_h5out *o, const char *name, ckpt_dtype t, int rank,
+                       const uint64_t *dims);
+int ckpt_h5out_set_text(struct ckpt_h5out *o, const char *key, const char *text, size_t len);
+void ckpt_h5out_unset_text(struct ckpt_h5out *o, const char *key);
 struct ckpt_h5var;
-struct ckpt_h5var *ckpt_h5var_open(ckpt_out *o, const char *name, ckpt_dtype t);
-struct ckpt_h5var *ckpt_h5var_open_like(ckpt_out *o, const char *name, const ckpt_slab *s);
+struct ckpt_h5var *ckpt_h5var_open(struct ckpt_h5out *o, const char *name, ckpt_dtype t,
+                                   const ckpt_slab *like);
 void ckpt_h5var_cursor(const struct ckpt_h5var *w, ckpt_cursor *c, const ckpt_var *v,
                        size_t elsize, size_t max_bytes);
 int ckpt_h5var_write(struct ckpt_h5var *w, const ckpt_region *r, const void *buf);
@@ -102,8 +105,6 @@ int ckpt_h5var_collective(const struct ckpt_h5var *w);
 /* Whether its values are raw data, not in the object header (compact). */
 int ckpt_h5var_shareable(const struct ckpt_h5var *w);
 void ckpt_h5var_close(struct ckpt_h5var *w);
-/* Whether the output's file is shared by the ranks of an MPI run. */
-int ckpt_h5_out_shared(const ckpt_out *o);
 
 /* A root attribute name, a variable-length UTF-8 string. */
 int ckpt_h5_write_string_attr(hid_t fid, const char *name, const char *text, size_t len);

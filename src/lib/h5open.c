@@ -177,33 +177,6 @@ void ckpt_h5_close(ckpt_file *f)
 		H5Fclose(f->backend->fid);
 }
 
-static int probe(const struct ckpt_probe *p)
-{
-	return p->image ? ckpt_image_is_hdf5(p->image, p->size) : ckpt_fd_is_hdf5(p->fd, p->size);
-}
-
-static int open_and_list(ckpt_file *f, const char *path)
-{
-	if ((path ? ckpt_h5_open_path(f, path) : ckpt_h5_open_image(f)) < 0)
-		return -1;
-	return ckpt_h5_list(f);
-}
-
-const struct ckpt_format ckpt_format_hdf5 = {
-	.id = CKPT_FORMAT_HDF5,
-	.name = "HDF5",
-	.probe = probe,
-	.open = open_and_list,
-	.reorder = ckpt_h5_apply_order,
-	.close = ckpt_h5_close,
-	.text = ckpt_h5_root_text,
-	.storage = ckpt_h5_storage,
-	.slab_open = ckpt_h5_slab_open,
-	.slab_read = ckpt_h5_slab_read,
-	.slab_release = ckpt_h5_slab_release,
-	.slab_close = ckpt_h5_slab_close,
-	.slab_same = ckpt_h5_slab_same,
-};
 
 /* ---- the root's string attributes ----------------------------------------- */
 

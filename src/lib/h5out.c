@@ -371,41 +371,38 @@ static const char *unholdable(const char *name)
 	return NULL;
 }
 
-int ckpt_h5_out_make_groups(ckpt_out *o, const char *path)
+int ckpt_h5out_groups(struct ckpt_h5out *o, const char *path)
 {
 	const char *why = unholdable(path);
 
 	if (why)
 		return ckpt_seterr("%s: variable '%s': HDF5 cannot hold this name (%s); a "
-		                   "safetensors output can", ckpt_h5_out_name(o, path), path, why);
-	if (ckpt_h5_make_groups(ckpt_h5_out_fid(o, path), path) < 0)
-		return ckpt_seterr("%s: %s", ckpt_h5_out_name(o, path), ckpt_errmsg());
+		                   "safetensors output can", ckpt_h5out_name(o), path, why);
+	if (ckpt_h5_make_groups(o->fid, path) < 0)
+		return ckpt_seterr("%s: %s", ckpt_h5out_name(o), ckpt_errmsg());
 	return 0;
 }
 
-int ckpt_h5_out_create_var(ckpt_out *o, const char *name, ckpt_dtype t, int rank,
-                           const uint64_t *dims)
+int ckpt_h5out_declare(struct ckpt_h5out *o, const char *name, ckpt_dtype t, int rank,
+                       const uint64_t *dims)
 {
 	hsize_t h[CKPT_MAX_RANK];
 	hid_t space, type, d = -1;
 
 	if (!ckpt_h5_has_type(t))
 		return ckpt_seterr("%s: variable '%s': HDF5 has no %s type; store it as another "
-		                   "with --dtype", ckpt_h5_out_name(o, name), name,
-		                   ckpt_dtype_name(t));
+		                   "with --dtype", ckpt_h5out_name(o), name, ckpt_dtype_name(t));
 	for (int i = 0; i < rank; i++)
 		h[i] = dims[i];
-	if (ckpt_h5_out_make_groups(o, name) < 0)
+	if (ckpt_h5out_groups(o, name) < 0)
 		return -1;
 	space = rank < 0 ? H5Screate(H5S_NULL) : rank == 0 ? H5Screate(H5S_SCALAR) :
 	        H5Screate_simple(rank, h, NULL);
 	type = ckpt_dtype_filetype(t);
 	if (space >= 0 && type >= 0)
-		d = H5Dcreate2(ckpt_h5_out_fid(o, name), name, type, space, H5P_DEFAULT,
-		               H5P_DEFAULT, H5P_DEFAULT);
+		d = H5Dcreate2(o->fid, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	if (d < 0)
-		ckpt_seterr_h5("%s: variable '%s': cannot create", ckpt_h5_out_name(o, name),
-		               name);
+		ckpt_seterr_h5("%s: variable '%s': cannot create", ckpt_h5out_name(o), name);
 	else
 		H5Dclose(d);
 	if (type >= 0)
@@ -444,10 +441,10 @@ static int share_var(struct ckpt_h5var *w)
 	return 0;
 }
 
-static struct ckpt_h5var *h5var_open(ckpt_out *o, const char *name)
+static struct ckpt_h5var *h5var_open(struct ckpt_h5out *o, const char *name)
 {
 	struct ckpt_h5var *w = calloc(1, sizeof *w);
-	const char *on = ckpt_h5_out_name(o, name);
+	const char *on = ckpt_h5out_name(o);
 	size_t len = strlen(on) + strlen(name) + 16;
 
 	if (!w || !(w->what = malloc(len))) {
@@ -459,12 +456,12 @@ static struct ckpt_h5var *h5var_open(ckpt_out *o, const char *name)
 	w->memtype = w->dset = -1;
 	w->dxpl = H5P_DEFAULT;
 	/* in a shared file, opening allocates the storage: collective */
-	if ((w->shared = ckpt_h5_out_shared(o)) && !ckpt_par_all_ok(1)) {
+	if ((w->shared = o->shared) && !ckpt_par_all_ok(1)) {
 		stopped(w->what);
 		ckpt_h5var_close(w);
 		return NULL;
 	}
-	if ((w->dset = H5Dopen2(ckpt_h5_out_fid(o, name), name, H5P_DEFAULT)) < 0)
+	if ((w->dset = H5Dopen2(o->fid, name, H5P_DEFAULT)) < 0)
 		ckpt_seterr_h5("%s: cannot open in the output", w->what);
 	else if (w->shared && share_var(w) < 0) {
 		H5Dclose(w->dset);
@@ -477,11 +474,17 @@ static struct ckpt_h5var *h5var_open(ckpt_out *o, const char *name)
 	return w;
 }
 
-struct ckpt_h5var *ckpt_h5var_open(ckpt_out *o, const char *name, ckpt_dtype t)
+struct ckpt_h5var *ckpt_h5var_open(struct ckpt_h5out *o, const char *name, ckpt_dtype t,
+                                   const ckpt_slab *like)
 {
 	struct ckpt_h5var *w = h5var_open(o, name);
 
-	if (w && (w->memtype = ckpt_values_memtype(w->dset, t)) < 0) {
+	if (w && like && like->backend && (w->memtype = H5Tcopy(like->backend->mtype)) < 0) {
+		ckpt_seterr_h5("%s: cannot copy the type of its values", w->what);
+		ckpt_h5var_close(w);
+		return NULL;
+	}
+	if (w && !like && (w->memtype = ckpt_values_memtype(w->dset, t)) < 0) {
 		ckpt_seterr("%s: %s", w->what, ckpt_errmsg());
 		ckpt_h5var_close(w);
 		return NULL;
@@ -489,16 +492,17 @@ struct ckpt_h5var *ckpt_h5var_open(ckpt_out *o, const char *name, ckpt_dtype t)
 	return w;
 }
 
-struct ckpt_h5var *ckpt_h5var_open_like(ckpt_out *o, const char *name, const ckpt_slab *s)
+int ckpt_h5out_set_text(struct ckpt_h5out *o, const char *key, const char *text, size_t len)
 {
-	struct ckpt_h5var *w = h5var_open(o, name);
+	return ckpt_h5_write_string_attr(o->fid, key, text, len) < 0
+	       ? ckpt_seterr("%s: %s", ckpt_h5out_name(o), ckpt_errmsg()) : 0;
+}
 
-	if (w && s->backend && (w->memtype = H5Tcopy(s->backend->mtype)) < 0) {
-		ckpt_seterr_h5("%s: cannot copy the type of its values", w->what);
-		ckpt_h5var_close(w);
-		return NULL;
-	}
-	return w;
+void ckpt_h5out_unset_text(struct ckpt_h5out *o, const char *key)
+{
+	if (H5Aexists_by_name(o->fid, "/", key, H5P_DEFAULT) > 0)
+		H5Adelete_by_name(o->fid, "/", key, H5P_DEFAULT);
+	H5Eclear2(H5E_DEFAULT);
 }
 
 void ckpt_h5var_cursor(const struct ckpt_h5var *w, ckpt_cursor *c, const ckpt_var *v,

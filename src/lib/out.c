@@ -5,6 +5,7 @@
  * Every file is written to a temporary and the whole committed together
  * (sink.h).  Here: opening, committing, variables; outcopy.c copies a
  * checkpoint's structure into an output. */
+#include "format.h"
 #include "h5.h"
 #include "outint.h"
 #include "par.h"
@@ -37,16 +38,23 @@ struct ckpt_stout *ckpt_out_st_for(const ckpt_out *o, const char *name)
 	return o->st[ckpt_out_part_for(o, name)];
 }
 
+/* File k of the output, and the one that holds a name, as its format's
+ * table takes them. */
+static void *file_at(const ckpt_out *o, size_t k)
+{
+	return o->nst ? (void *)o->st[k] : (void *)o->part[k];
+}
+
+static void *file_for(const ckpt_out *o, const char *name)
+{
+	return file_at(o, ckpt_out_part_for(o, name));
+}
+
 /* The output's name for messages: a set's map, or its one file. */
 const char *ckpt_out_name(const ckpt_out *o)
 {
 	return o->kind != CKPT_BARE && o->t.fd >= 0 ? ckpt_temp_name(&o->t)
-	       : o->nst ? ckpt_stout_name(o->st[0]) : ckpt_h5out_name(o->part[0]);
-}
-
-int ckpt_h5_out_shared(const ckpt_out *o)
-{
-	return o->nparts == 1 && ckpt_h5out_shared(o->part[0]);
+	                                            : o->fmt->out_name(file_for(o, NULL));
 }
 
 hid_t ckpt_h5_out_fid(const ckpt_out *o, const char *name)
@@ -56,8 +64,7 @@ hid_t ckpt_h5_out_fid(const ckpt_out *o, const char *name)
 
 const char *ckpt_h5_out_name(const ckpt_out *o, const char *name)
 {
-	return o->nst ? ckpt_stout_name(ckpt_out_st_for(o, name))
-	              : ckpt_h5out_name(o->part[ckpt_out_part_for(o, name)]);
+	return o->fmt->out_name(file_for(o, name));
 }
 
 /* ---- opening ---------------------------------------------------------------- */
@@ -239,12 +246,14 @@ ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like)
 	}
 	if ((o->kind == CKPT_BARE && wants_safetensors(target, like)) ||
 	    o->kind == CKPT_SAFETENSORS_SHARDS) {
+		o->fmt = &ckpt_format_safetensors;
 		if (check_base(o, target) < 0 || open_st(o, target, force) < 0) {
 			out_free(o);
 			return NULL;
 		}
 		return o;
 	}
+	o->fmt = &ckpt_format_hdf5;
 	if (check_base(o, target) < 0 ||
 	    (o->kind != CKPT_BARE &&
 	     ckpt_temp_open(&o->t, target, force, 0,
@@ -272,6 +281,7 @@ ckpt_out *ckpt_out_open_split(const char *target, int force, const ckpt_file *in
 	o->t.fd = o->t.slot = -1;
 	o->like = in;
 	o->kind = CKPT_SAFETENSORS_SHARDS;
+	o->fmt = &ckpt_format_safetensors;
 	o->owner = owner;
 	o->nshards = k;
 	if (open_st(o, target, force) < 0) {
@@ -298,12 +308,6 @@ int ckpt_out_commit(ckpt_out *o)
 {
 	int rc;
 
-	if (o->nst && o->kind != CKPT_SAFETENSORS_SHARDS) {
-		rc = ckpt_stout_commit(o->st[0]);
-		o->st[0] = NULL;
-		out_free(o);
-		return rc;
-	}
 	switch (o->kind) {
 	case CKPT_KERAS_ARCHIVE:
 		rc = commit_archive(o);
@@ -312,9 +316,12 @@ int ckpt_out_commit(ckpt_out *o)
 	case CKPT_SAFETENSORS_SHARDS:
 		rc = ckpt_out_commit_set(o);
 		break;
-	default:
-		rc = ckpt_h5out_commit(o->part[0]);
-		o->part[0] = NULL;
+	default: /* one file: its format's commit frees it */
+		rc = o->fmt->out_commit(file_for(o, NULL));
+		if (o->nst)
+			o->st[0] = NULL;
+		else
+			o->part[0] = NULL;
 	}
 	out_free(o);
 	return rc;
@@ -338,6 +345,7 @@ ckpt_out *ckpt_out_share(ckpt_out *o)
 		return NULL;
 	}
 	o->t.fd = o->t.slot = -1;
+	o->fmt = &ckpt_format_hdf5;
 	h = ckpt_h5out_share(o->nparts ? o->part[0] : NULL);
 	if (!(o->part[0] = h)) {
 		o->nparts = 0;
@@ -358,46 +366,33 @@ void ckpt_out_abort(ckpt_out *o)
 
 int ckpt_out_make_groups(ckpt_out *o, const char *path)
 {
-	return o->nst ? 0 : ckpt_h5_out_make_groups(o, path); /* safetensors: flat names */
+	return o->fmt->out_groups ? o->fmt->out_groups(file_for(o, path), path) : 0;
 }
 
 int ckpt_out_create_var(ckpt_out *o, const char *name, ckpt_dtype t, int rank,
                         const uint64_t *dims)
 {
-	ckpt_var v = {.dims = dims};
-
-	if (!o->nst)
-		return ckpt_h5_out_create_var(o, name, t, rank, dims);
-	v.dtype = t;
-	v.rank = rank;
-	v.nelems = 1;
-	for (int i = 0; i < rank; i++)
-		v.nelems *= dims[i];
-	v.elsize = ckpt_dtype_size(t);
-	v.nbytes = v.nelems * v.elsize;
-	snprintf(v.type, sizeof v.type, "%s", ckpt_dtype_name(t));
-	return ckpt_stout_declare(ckpt_out_st_for(o, name), name, &v, t, NULL, NULL);
+	return o->fmt->out_declare(file_for(o, name), name, t, rank, dims);
 }
 
 struct ckpt_outvar {
-	struct ckpt_h5var *h5;
-	struct ckpt_stvar *st;
+	const struct ckpt_format *fmt;
+	void *var;
 };
 
-static ckpt_outvar *outvar_new(struct ckpt_h5var *h5, struct ckpt_stvar *st)
+static ckpt_outvar *outvar_new(const struct ckpt_format *fmt, void *var)
 {
 	ckpt_outvar *w;
 
-	if (!h5 && !st)
+	if (!var)
 		return NULL;
 	if (!(w = malloc(sizeof *w))) {
-		ckpt_h5var_close(h5);
-		ckpt_stvar_close(st);
+		fmt->var_close(var);
 		ckpt_seterr("out of memory");
 		return NULL;
 	}
-	w->h5 = h5;
-	w->st = st;
+	w->fmt = fmt;
+	w->var = var;
 	return w;
 }
 
@@ -406,45 +401,42 @@ int ckpt_out_set_text(ckpt_out *o, const char *key, const char *text)
 	return ckpt_out_set_bytes(o, key, text, strlen(text));
 }
 
+/* Text goes into every shard of a Hugging Face set, the first file of
+ * others. */
+static size_t text_files(const ckpt_out *o)
+{
+	return o->nst ? o->nst : 1;
+}
+
 int ckpt_out_set_bytes(ckpt_out *o, const char *key, const char *text, size_t len)
 {
-	for (size_t k = 0; k < o->nst; k++)
-		if (ckpt_stout_set_meta_n(o->st[k], key, text, len) < 0)
+	for (size_t k = 0; k < text_files(o); k++)
+		if (o->fmt->out_set_text(file_at(o, k), key, text, len) < 0)
 			return -1;
-	if (o->nst)
-		return 0;
-	return ckpt_h5_write_string_attr(ckpt_h5_out_fid(o, NULL), key, text, len) < 0
-	       ? ckpt_seterr("%s: %s", ckpt_h5_out_name(o, NULL), ckpt_errmsg()) : 0;
+	return 0;
 }
 
 void ckpt_out_unset_text(ckpt_out *o, const char *key)
 {
-	for (size_t k = 0; k < o->nst; k++)
-		ckpt_stout_unset_meta(o->st[k], key);
-	if (o->nst)
-		return;
-	if (H5Aexists_by_name(ckpt_h5_out_fid(o, NULL), "/", key, H5P_DEFAULT) > 0)
-		H5Adelete_by_name(ckpt_h5_out_fid(o, NULL), "/", key, H5P_DEFAULT);
-	H5Eclear2(H5E_DEFAULT);
+	for (size_t k = 0; k < text_files(o); k++)
+		o->fmt->out_unset_text(file_at(o, k), key);
 }
 
 ckpt_outvar *ckpt_outvar_open(ckpt_out *o, const char *name, ckpt_dtype t)
 {
-	return o->nst ? outvar_new(NULL, ckpt_stvar_open(ckpt_out_st_for(o, name), name, t))
-	             : outvar_new(ckpt_h5var_open(o, name, t), NULL);
+	return outvar_new(o->fmt, o->fmt->var_open(file_for(o, name), name, t, NULL));
 }
 
 ckpt_outvar *ckpt_outvar_open_like(ckpt_out *o, const char *name, const ckpt_slab *s)
 {
-	return o->nst ? outvar_new(NULL, ckpt_stvar_open(ckpt_out_st_for(o, name), name, s->var->dtype))
-	             : outvar_new(ckpt_h5var_open_like(o, name, s), NULL);
+	return outvar_new(o->fmt, o->fmt->var_open(file_for(o, name), name, s->var->dtype, s));
 }
 
 void ckpt_outvar_cursor(const ckpt_outvar *w, ckpt_cursor *c, const ckpt_var *v,
                         size_t elsize, size_t max_bytes)
 {
-	if (w->h5) {
-		ckpt_h5var_cursor(w->h5, c, v, elsize, max_bytes);
+	if (w->fmt->var_cursor) {
+		w->fmt->var_cursor(w->var, c, v, elsize, max_bytes);
 		return;
 	}
 	memset(c, 0, sizeof *c); /* contiguous: slabs of whole rows */
@@ -456,25 +448,23 @@ void ckpt_outvar_cursor(const ckpt_outvar *w, ckpt_cursor *c, const ckpt_var *v,
 
 int ckpt_outvar_collective(const ckpt_outvar *w)
 {
-	return w->h5 && ckpt_h5var_collective(w->h5);
+	return w->fmt->var_collective && w->fmt->var_collective(w->var);
 }
 
 int ckpt_outvar_shareable(const ckpt_outvar *w)
 {
-	return !w->h5 || ckpt_h5var_shareable(w->h5);
+	return !w->fmt->var_shareable || w->fmt->var_shareable(w->var);
 }
 
 int ckpt_outvar_write(ckpt_outvar *w, const ckpt_region *r, const void *buf)
 {
-	return w->h5 ? ckpt_h5var_write(w->h5, r, buf) : ckpt_stvar_write(w->st, r, buf);
+	return w->fmt->var_write(w->var, r, buf);
 }
 
 void ckpt_outvar_close(ckpt_outvar *w)
 {
 	if (!w)
 		return;
-	ckpt_h5var_close(w->h5);
-	ckpt_stvar_close(w->st);
+	w->fmt->var_close(w->var);
 	free(w);
 }
-

@@ -16,6 +16,7 @@
 
 struct ckpt_out {
 	ckpt_container_kind kind;
+	const struct ckpt_format *fmt; /* its files' format */
 	struct ckpt_stout **st;    /* safetensors files: one, or a shard each; */
 	size_t nst;
 	struct ckpt_h5out **part;  /* the HDF5 files: one, or a shard each */

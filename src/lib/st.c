@@ -647,6 +647,53 @@ static char *storage(const ckpt_file *f, const ckpt_var *v, char *out, size_t si
 	return out;
 }
 
+/* ---- writing: the table's generic pointers to stout's own ------------------- */
+
+static const char *out_name(const void *w)
+{
+	return ckpt_stout_name(w);
+}
+
+static int out_declare(void *w, const char *name, ckpt_dtype t, int rank, const uint64_t *dims)
+{
+	return ckpt_stout_declare_new(w, name, t, rank, dims);
+}
+
+static int out_set_text(void *w, const char *key, const char *text, size_t len)
+{
+	return ckpt_stout_set_meta_n(w, key, text, len);
+}
+
+static void out_unset_text(void *w, const char *key)
+{
+	ckpt_stout_unset_meta(w, key);
+}
+
+static int out_commit(void *w)
+{
+	return ckpt_stout_commit(w);
+}
+
+static void out_abort(void *w)
+{
+	ckpt_stout_abort(w);
+}
+
+static void *var_open(void *w, const char *name, ckpt_dtype t, const ckpt_slab *like)
+{
+	return ckpt_stvar_open(w, name, like ? like->var->dtype : t);
+}
+
+static int var_write(void *var, const ckpt_region *r, const void *buf)
+{
+	return ckpt_stvar_write(var, r, buf);
+}
+
+static void var_close(void *var)
+{
+	ckpt_stvar_close(var);
+}
+
 const struct ckpt_format ckpt_format_safetensors = {
 	.id = CKPT_FORMAT_SAFETENSORS,
 	.name = "safetensors",
@@ -657,4 +704,13 @@ const struct ckpt_format ckpt_format_safetensors = {
 	.storage = storage,
 	.slab_open = ckpt_st_slab_open,
 	.slab_read = ckpt_st_slab_read,
+	.out_name = out_name,
+	.out_declare = out_declare,
+	.out_set_text = out_set_text,
+	.out_unset_text = out_unset_text,
+	.out_commit = out_commit,
+	.out_abort = out_abort,
+	.var_open = var_open,
+	.var_write = var_write,
+	.var_close = var_close,
 };

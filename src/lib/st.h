@@ -61,6 +61,10 @@ int ckpt_st_storable(const ckpt_var *v);
 int ckpt_stout_declare(struct ckpt_stout *o, const char *name, const ckpt_var *like,
                        ckpt_dtype t, const ckpt_file *src, const ckpt_var *sv);
 
+/* A new variable: name, type, shape. */
+int ckpt_stout_declare_new(struct ckpt_stout *o, const char *name, ckpt_dtype t, int rank,
+                           const uint64_t *dims);
+
 /* Write the header and the copies (if not done yet), the file complete
  * but not in place yet. */
 int ckpt_stout_finish(struct ckpt_stout *o);

@@ -226,6 +226,19 @@ int ckpt_stout_declare(struct ckpt_stout *o, const char *name, const ckpt_var *l
 	return 0;
 }
 
+int ckpt_stout_declare_new(struct ckpt_stout *o, const char *name, ckpt_dtype t, int rank,
+                           const uint64_t *dims)
+{
+	ckpt_var v = {.dims = dims, .dtype = t, .rank = rank, .nelems = 1};
+
+	for (int i = 0; i < rank; i++)
+		v.nelems *= dims[i];
+	v.elsize = ckpt_dtype_size(t);
+	v.nbytes = v.nelems * v.elsize;
+	snprintf(v.type, sizeof v.type, "%s", ckpt_dtype_name(t));
+	return ckpt_stout_declare(o, name, &v, t, NULL, NULL);
+}
+
 /* ---- the layout ------------------------------------------------------------ */
 
 static int pwrite_all(struct ckpt_stout *o, const void *buf, size_t n, uint64_t off)
