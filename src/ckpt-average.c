@@ -600,9 +600,14 @@ int main(int argc, char **argv)
 
 	prog_init(argv[0], synopsis);
 	parse_options(argc, argv);
-	for (int i = optind; i < argc; i++)
+	for (int i = optind; i < argc; i++) {
+		size_t had = j.nin;
+
 		if (ckpt_open_inputs(argv[i], &j.in, &j.nin) < 0)
 			die_lib();
+		for (size_t k = had ? had : 1; k < j.nin; k++)
+			ckpt_forget_structure(j.in[k]); /* the first input's is copied */
+	}
 	j.weights = parse_weights(j.nin);
 	check_inputs(j.in, j.nin);
 	ninputs = j.nin;

@@ -309,6 +309,18 @@ ckpt_file *ckpt_open(const char *path)
 	return finish_open(f, fmt, fmt->open(f, path));
 }
 
+void ckpt_forget_structure(ckpt_file *f)
+{
+	for (size_t i = 0; i < f->nobjs; i++) {
+		free(f->objs[i].path);
+		free(f->objs[i].target);
+		free(f->objs[i].file);
+	}
+	free(f->objs);
+	f->objs = NULL;
+	f->nobjs = 0;
+}
+
 void ckpt_close(ckpt_file *f)
 {
 	const struct ckpt_format *fmt;
@@ -321,12 +333,7 @@ void ckpt_close(ckpt_file *f)
 	ckpt_container_free(f->container);
 	if (f->fd >= 0)
 		close(f->fd);
-	for (size_t i = 0; i < f->nobjs; i++) {
-		free(f->objs[i].path);
-		free(f->objs[i].target);
-		free(f->objs[i].file);
-	}
-	free(f->objs);
+	ckpt_forget_structure(f);
 	free(f->vars);
 	arena_free(f->arena);
 	free(f->by_name);

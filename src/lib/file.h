@@ -78,6 +78,11 @@ ckpt_file *ckpt_open_image(const char *name, void *image, size_t size);
 
 void ckpt_close(ckpt_file *f);
 
+/* Forget f's walk (groups, links, the order of all objects): for an input
+ * whose variables alone are read from now on (ckpt-average's second and
+ * later inputs), a million small variables cost 48 bytes each less. */
+void ckpt_forget_structure(ckpt_file *f);
+
 /* The variable called name, or NULL. */
 const ckpt_var *ckpt_find(const ckpt_file *f, const char *name);
 

@@ -298,8 +298,11 @@ static int add_hardlink(struct walk *w, const char *path, const struct seen *fir
 struct frame {
 	hid_t g;
 	char *prefix;     /* path of the group with a trailing '/', or "" */
-	char **names;
-	H5L_info_t *info;
+	struct link {
+		char *name;
+		H5L_type_t type;  /* as listed (a soft or external link: its value is
+		                   * read when visited) */
+	} *links;
 	size_t n, cap, next;
 };
 
@@ -342,10 +345,11 @@ static herr_t collect_link(hid_t g, const char *link, const H5L_info_t *li,
 {
 	struct frame *fr = data;
 
-	(void)g, (void)li;
-	if (grow(&fr->names, &fr->cap, fr->n, sizeof *fr->names) < 0 ||
-	    !(fr->names[fr->n] = strdup(link)))
+	(void)g;
+	if (grow(&fr->links, &fr->cap, fr->n, sizeof *fr->links) < 0 ||
+	    !(fr->links[fr->n].name = strdup(link)))
 		return -1;
+	fr->links[fr->n].type = li->type;
 	fr->n++;
 	return 0;
 }
@@ -353,9 +357,8 @@ static herr_t collect_link(hid_t g, const char *link, const H5L_info_t *li,
 static void frame_free(struct frame *fr)
 {
 	for (size_t i = 0; i < fr->n; i++)
-		free(fr->names[i]);
-	free(fr->names);
-	free(fr->info);
+		free(fr->links[i].name);
+	free(fr->links);
 	free(fr->prefix);
 	if (fr->g >= 0)
 		H5Gclose(fr->g);
@@ -401,19 +404,13 @@ static int frame_open(struct walk *w, struct frame *fr, hid_t g, const char *pre
 		rc = H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, collect_link, fr);
 	if (rc < 0) { /* tracked but not indexed: name order */
 		for (size_t i = 0; i < fr->n; i++)
-			free(fr->names[i]);
+			free(fr->links[i].name);
 		fr->n = 0;
 		idx = 0;
 		rc = H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, collect_link, fr);
 	}
 	if (rc < 0)
 		return ckpt_seterr_h5("%s: group '/%s': cannot list", w->f->name, prefix);
-	if (fr->n && !(fr->info = malloc(fr->n * sizeof *fr->info)))
-		return ckpt_seterr("%s: out of memory", w->f->name);
-	for (size_t i = 0; i < fr->n; i++)
-		if (H5Lget_info(g, fr->names[i], &fr->info[i], H5P_DEFAULT) < 0)
-			return ckpt_seterr_h5("%s: '%s%s': cannot read the link", w->f->name,
-			                      prefix, fr->names[i]);
 	return 0;
 }
 
@@ -421,8 +418,8 @@ static int frame_open(struct walk *w, struct frame *fr, hid_t g, const char *pre
  * time is returned in *sub (open) to be walked next, else -1. */
 static int visit_link(struct walk *w, const struct frame *fr, size_t i, hid_t *sub)
 {
-	const char *link = fr->names[i];
-	const H5L_info_t *li = &fr->info[i];
+	const char *link = fr->links[i].name;
+	H5L_info_t li;
 	H5O_info_t oi;
 	char *path = NULL;
 	struct seen *first = NULL;
@@ -430,9 +427,12 @@ static int visit_link(struct walk *w, const struct frame *fr, size_t i, hid_t *s
 	int rc = 0;
 
 	*sub = -1;
-	if (li->type == H5L_TYPE_SOFT || li->type == H5L_TYPE_EXTERNAL)
-		return record_link(w, fr->g, fr->prefix, link, li);
-	if (li->type != H5L_TYPE_HARD)
+	if (fr->links[i].type == H5L_TYPE_SOFT || fr->links[i].type == H5L_TYPE_EXTERNAL)
+		return H5Lget_info(fr->g, link, &li, H5P_DEFAULT) < 0
+		       ? ckpt_seterr_h5("%s: '%s%s': cannot read the link", w->f->name,
+		                        fr->prefix, link)
+		       : record_link(w, fr->g, fr->prefix, link, &li);
+	if (fr->links[i].type != H5L_TYPE_HARD)
 		return 0; /* user-defined link classes: nothing to follow or copy */
 	/* One name lookup per object: open it, then ask what it is. */
 	if ((obj = H5Oopen(fr->g, link, H5P_DEFAULT)) < 0 ||
@@ -504,7 +504,7 @@ static int walk(struct walk *w, hid_t root)
 		}
 		if ((rc = visit_link(w, fr, fr->next++, &sub)) < 0 || sub < 0)
 			continue;
-		if (!(prefix = malloc(strlen(fr->prefix) + strlen(fr->names[fr->next - 1]) + 2)) ||
+		if (!(prefix = malloc(strlen(fr->prefix) + strlen(fr->links[fr->next - 1].name) + 2)) ||
 		    grow(&stack, &cap, depth, sizeof *stack) < 0) {
 			free(prefix);
 			H5Gclose(sub);
@@ -512,7 +512,7 @@ static int walk(struct walk *w, hid_t root)
 			break;
 		}
 		fr = &stack[depth - 1];
-		sprintf(prefix, "%s%s/", fr->prefix, fr->names[fr->next - 1]);
+		sprintf(prefix, "%s%s/", fr->prefix, fr->links[fr->next - 1].name);
 		rc = frame_open(w, &stack[depth++], sub, prefix);
 		free(prefix);
 	}

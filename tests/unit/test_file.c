@@ -151,6 +151,12 @@ static void sizes_the_cache_for_the_largest_heap_of_names(void **state)
 	assert_int_equal(k->nvars, 30000);
 	assert_true(H5Fget_mdc_config(ckpt_h5_fid(k), &c) >= 0);
 	assert_true(c.max_size == mi.meta_size.obj.heap_size + CKPT_H5_CACHE);
+	/* the walk forgotten, the variables are still there and readable */
+	assert_true(k->nobjs > 30000);
+	ckpt_forget_structure(k);
+	assert_int_equal(k->nobjs, 0);
+	assert_null(k->objs);
+	assert_int_equal(ckpt_vars_same(k, &k->vars[7], k, &k->vars[7]), 1);
 	ckpt_close(k);
 	unlink(unit_path("heap.h5"));
 }
