@@ -1,6 +1,7 @@
 /* backend.h - (internal to libckpt) what ckpt_file.backend holds: the
- * checkpoint's format (its table, format.h) and the format's own handles
- * (HDF5: h5.h; safetensors: st.h). */
+ * checkpoint's format (its table, format.h) and the format's own state,
+ * which only the format's module looks into (HDF5: h5.h; safetensors:
+ * st.c). */
 #ifndef CKPT_BACKEND_H
 #define CKPT_BACKEND_H
 
@@ -10,19 +11,10 @@
 #include "file.h"
 #include "format.h"
 
-struct ckpt_st;
-
 struct ckpt_backend {
 	const struct ckpt_format *format;
-	int64_t fid;            /* HDF5: the open file (an hid_t) */
-	uint64_t heap;          /* HDF5: its largest group's local heap, bytes */
-	struct ckpt_st *st;     /* safetensors: the header, parsed */
+	void *state;            /* the format's own (HDF5: struct ckpt_h5file) */
 };
-
-static inline enum ckpt_format_id ckpt_file_format(const ckpt_file *f)
-{
-	return f->backend && f->backend->format ? f->backend->format->id : CKPT_FORMAT_NONE;
-}
 
 /* Storage that lives until ckpt_close, in blocks (a million small
  * variables cost no million allocations): v's rank and a copy of its
@@ -34,5 +26,9 @@ char *ckpt_file_strdup(ckpt_file *f, const char *s);
  * __metadata__ entry): 1 with *text malloc'd, 0 when there is none, -1
  * when there is something else. */
 int ckpt_file_text(const ckpt_file *f, const char *key, char **text);
+
+/* A number f keeps under key (t: CKPT_I64 or CKPT_F64), typed or as text:
+ * 1 with *value set, 0 when there is none or it is no number, -1. */
+int ckpt_file_number(const ckpt_file *f, const char *key, ckpt_dtype t, void *value);
 
 #endif

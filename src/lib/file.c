@@ -207,7 +207,7 @@ static ckpt_file *finish_open(ckpt_file *f, const struct ckpt_format *fmt, int o
 ckpt_file *ckpt_open_image(const char *name, void *image, size_t size)
 {
 	ckpt_file *f = ckpt_file_new(name);
-	struct ckpt_probe p = {image, size, -1, image, size};
+	struct ckpt_probe p = {image, size, -1, image, size, NULL, NULL};
 	const struct ckpt_format *fmt;
 
 	if (!f) {
@@ -283,7 +283,7 @@ static const struct ckpt_format *check_path(const char *path)
 	else if ((got = pread(fd, head, sizeof head, 0)) < 0)
 		ckpt_seterr_errno(path);
 	else if (!(fmt = ckpt_format_of(&(struct ckpt_probe){head, (size_t)got, fd, NULL,
-	                                                     (uint64_t)st.st_size})) &&
+	                                                     (uint64_t)st.st_size, NULL, NULL})) &&
 	         ckpt_sniff_path(path) == 0)
 		ckpt_seterr("%s: not an HDF5 or safetensors file", path);
 	close(fd);
@@ -348,6 +348,26 @@ int ckpt_file_text(const ckpt_file *f, const char *key, char **text)
 
 	*text = NULL;
 	return fmt ? fmt->text(f, key, text) : 0;
+}
+
+int ckpt_file_number(const ckpt_file *f, const char *key, ckpt_dtype t, void *value)
+{
+	const struct ckpt_format *fmt = ckpt_file_fmt(f);
+	char *text = NULL, *end;
+	int rc = ckpt_file_text(f, key, &text);
+
+	if (rc == 1) { /* as text: all of it a number */
+		errno = 0;
+		if (t == CKPT_I64)
+			*(long long *)value = strtoll(text, &end, 10);
+		else
+			*(double *)value = strtod(text, &end);
+		rc = end != text && !*end && errno == 0;
+	} else if (fmt && fmt->number) {
+		rc = fmt->number(f, key, t, value);
+	}
+	free(text);
+	return rc;
 }
 
 char *ckpt_var_storage(const ckpt_file *set, const ckpt_var *var, char *out, size_t size)

@@ -14,6 +14,7 @@
 #include "dtype.h"
 #include "err.h"
 #include "file.h"
+#include "format.h"
 #include "out.h"
 #include "slab.h"
 
@@ -23,9 +24,21 @@ struct ckpt_slab_backend {
 	hid_t dset, fspace, mtype;
 };
 
+/* An open HDF5 checkpoint: its file, and its largest group's local heap
+ * (bytes), which the metadata cache is sized by. */
+struct ckpt_h5file {
+	hid_t fid;
+	uint64_t heap;
+};
+
+static inline struct ckpt_h5file *ckpt_h5_state(const ckpt_file *f)
+{
+	return ckpt_file_fmt(f) == &ckpt_format_hdf5 ? f->backend->state : NULL;
+}
+
 static inline hid_t ckpt_h5_fid(const ckpt_file *f)
 {
-	return ckpt_file_format(f) == CKPT_FORMAT_HDF5 ? (hid_t)f->backend->fid : -1;
+	return ckpt_h5_state(f) ? ckpt_h5_state(f)->fid : -1;
 }
 
 /* HDF5's metadata cache for each file at most this many bytes (counted
@@ -53,7 +66,7 @@ char *ckpt_h5_storage(const ckpt_file *f, const ckpt_var *v, char *out, size_t s
  * creation order where tracked; returns how many other attributes the
  * root has, -1 on failure (also when fn fails). */
 int ckpt_h5_root_text(const ckpt_file *f, const char *key, char **text);
-typedef int (*ckpt_string_fn)(const char *name, const char *text, size_t len, void *user);
+int ckpt_h5_root_number(const ckpt_file *f, const char *key, ckpt_dtype t, void *value);
 int64_t ckpt_h5_root_strings(const ckpt_file *f, ckpt_string_fn fn, void *user);
 
 /* The order of a flat file's variables (h5order.c): written as a root
@@ -94,6 +107,8 @@ int ckpt_h5out_declare(struct ckpt_h5out *o, const char *name, ckpt_dtype t, int
                        const uint64_t *dims);
 int ckpt_h5out_set_text(struct ckpt_h5out *o, const char *key, const char *text, size_t len);
 void ckpt_h5out_unset_text(struct ckpt_h5out *o, const char *key);
+int ckpt_h5out_set_number(struct ckpt_h5out *o, const char *key, ckpt_dtype t,
+                          const void *value);
 struct ckpt_h5var;
 struct ckpt_h5var *ckpt_h5var_open(struct ckpt_h5out *o, const char *name, ckpt_dtype t,
                                    const ckpt_slab *like);
@@ -110,10 +125,9 @@ void ckpt_h5var_close(struct ckpt_h5var *w);
 int ckpt_h5_write_string_attr(hid_t fid, const char *name, const char *text, size_t len);
 
 /* The HDF5 file of output o that holds (or is to hold) the object called
- * name - of several when o is a sharded set - and its name for messages;
- * NULL: the first. */
+ * name - of several when o is a sharded set; NULL: the first - or -1 when
+ * o is not HDF5 (h5format.c). */
 hid_t ckpt_h5_out_fid(const ckpt_out *o, const char *name);
-const char *ckpt_h5_out_name(const ckpt_out *o, const char *name);
 
 /* ---- element types ------------------------------------------------------ */
 
@@ -212,5 +226,7 @@ int ckpt_h5_newer_format(hid_t obj);
 /* As ckpt_seterr(), with the innermost message of HDF5's error stack
  * appended in parentheses when there is one. */
 int ckpt_seterr_h5(const char *fmt, ...) CKPT_PRINTF(1, 2);
+/* HDF5's printing of its error stack off, unless CKPT_DEBUG is set (h5err.c). */
+void ckpt_h5_init(void);
 
 #endif

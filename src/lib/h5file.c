@@ -379,9 +379,9 @@ static void fit_heap(struct walk *w, hid_t g)
 	if (H5Gget_info(g, &gi) < 0 || gi.storage_type != H5G_STORAGE_TYPE_SYMBOL_TABLE ||
 	    H5Oget_info2(g, &mi, H5O_INFO_META_SIZE) < 0)
 		return;
-	if (mi.meta_size.obj.heap_size > w->f->backend->heap)
-		w->f->backend->heap = mi.meta_size.obj.heap_size;
-	ckpt_h5_fit_cache(w->f->backend->fid, mi.meta_size.obj.heap_size);
+	if (mi.meta_size.obj.heap_size > ckpt_h5_state(w->f)->heap)
+		ckpt_h5_state(w->f)->heap = mi.meta_size.obj.heap_size;
+	ckpt_h5_fit_cache(ckpt_h5_fid(w->f), mi.meta_size.obj.heap_size);
 }
 
 static int frame_open(struct walk *w, struct frame *fr, hid_t g, const char *prefix)
@@ -525,7 +525,7 @@ static int walk(struct walk *w, hid_t root)
 int ckpt_h5_list(ckpt_file *f)
 {
 	struct walk w = {.f = f};
-	hid_t root = H5Gopen2(f->backend->fid, "/", H5P_DEFAULT);
+	hid_t root = H5Gopen2(ckpt_h5_fid(f), "/", H5P_DEFAULT);
 	int rc;
 
 	if (root < 0)

@@ -119,12 +119,16 @@ static int attach(ckpt_file *f, hid_t fid)
 {
 	if (fid < 0)
 		return -1;
-	if (!(f->backend = calloc(1, sizeof *f->backend))) {
+	struct ckpt_h5file *h = calloc(1, sizeof *h);
+
+	if (!h || !(f->backend = calloc(1, sizeof *f->backend))) {
+		free(h);
 		H5Fclose(fid);
 		return ckpt_seterr("%s: out of memory", f->name);
 	}
+	h->fid = fid;
 	f->backend->format = &ckpt_format_hdf5;
-	f->backend->fid = fid;
+	f->backend->state = h;
 	return 0;
 }
 
@@ -173,8 +177,13 @@ int ckpt_h5_open_image(ckpt_file *f)
 
 void ckpt_h5_close(ckpt_file *f)
 {
-	if (ckpt_file_format(f) == CKPT_FORMAT_HDF5)
-		H5Fclose(f->backend->fid);
+	struct ckpt_h5file *h = ckpt_h5_state(f);
+
+	if (h) {
+		H5Fclose(h->fid);
+		free(h);
+		f->backend->state = NULL;
+	}
 }
 
 
@@ -234,6 +243,25 @@ int64_t ckpt_h5_root_strings(const ckpt_file *f, ckpt_string_fn fn, void *user)
 	if (e < 0 && !r.failed)
 		ckpt_seterr_h5("%s: cannot list the root's attributes", f->name);
 	return e < 0 ? -1 : (int64_t)r.others;
+}
+
+int ckpt_h5_root_number(const ckpt_file *f, const char *key, ckpt_dtype t, void *value)
+{
+	hid_t a;
+	int rc;
+
+	if (H5Aexists_by_name(ckpt_h5_fid(f), "/", key, H5P_DEFAULT) <= 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return 0;
+	}
+	if ((a = H5Aopen_by_name(ckpt_h5_fid(f), "/", key, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return -1;
+	}
+	rc = H5Aread(a, t == CKPT_I64 ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE, value) < 0 ? -1 : 1;
+	H5Aclose(a);
+	H5Eclear2(H5E_DEFAULT);
+	return rc;
 }
 
 int ckpt_h5_root_text(const ckpt_file *f, const char *key, char **text)

@@ -165,7 +165,7 @@ struct ckpt_h5out *ckpt_h5out_open(const char *target, int force, int via_tmpdir
 	if (o->fid < 0)
 		ckpt_seterr_h5("%s: cannot create an HDF5 file", ckpt_temp_name(&o->t));
 	else if (like) /* (its groups are like's, their heaps as large) */
-		ckpt_h5_fit_cache(o->fid, like->backend->heap);
+		ckpt_h5_fit_cache(o->fid, ckpt_h5_state(like)->heap);
 	if (fcpl >= 0)
 		H5Pclose(fcpl);
 	if (o->fid < 0)
@@ -496,6 +496,22 @@ int ckpt_h5out_set_text(struct ckpt_h5out *o, const char *key, const char *text,
 {
 	return ckpt_h5_write_string_attr(o->fid, key, text, len) < 0
 	       ? ckpt_seterr("%s: %s", ckpt_h5out_name(o), ckpt_errmsg()) : 0;
+}
+
+int ckpt_h5out_set_number(struct ckpt_h5out *o, const char *key, ckpt_dtype t,
+                          const void *value)
+{
+	hid_t sp = H5Screate(H5S_SCALAR);
+	hid_t file = t == CKPT_I64 ? H5T_STD_I64LE : H5T_IEEE_F64LE;
+	hid_t a = H5Acreate2(o->fid, key, file, sp, H5P_DEFAULT, H5P_DEFAULT);
+	int rc = a >= 0 && H5Awrite(a, t == CKPT_I64 ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE,
+	                            value) >= 0 ? 0 : -1;
+
+	if (a >= 0)
+		H5Aclose(a);
+	H5Sclose(sp);
+	return rc < 0 ? ckpt_seterr_h5("%s: cannot write attribute '%s'", ckpt_h5out_name(o), key)
+	              : 0;
 }
 
 void ckpt_h5out_unset_text(struct ckpt_h5out *o, const char *key)

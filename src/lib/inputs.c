@@ -35,14 +35,14 @@ static int path_is_checkpoint(const char *path)
 	else
 		yes = (got = pread(fd, head, sizeof head, 0)) > 0 &&
 		      ckpt_format_of(&(struct ckpt_probe){head, (size_t)got, fd, NULL,
-		                                          (uint64_t)st.st_size});
+		                                          (uint64_t)st.st_size, NULL, NULL});
 	close(fd);
 	return yes;
 }
 
 static int image_is_checkpoint(const void *buf, size_t size)
 {
-	return ckpt_format_of(&(struct ckpt_probe){buf, size, -1, buf, size}) != NULL;
+	return ckpt_format_of(&(struct ckpt_probe){buf, size, -1, buf, size, NULL, NULL}) != NULL;
 }
 
 static int append(ckpt_file ***files, size_t *n, ckpt_file *f)

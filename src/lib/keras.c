@@ -351,13 +351,13 @@ static int check_unique(const ckpt_file *f)
 static int set_kind(ckpt_container *c)
 {
 	const struct ckpt_wrapping *w = c->wrapping;
-	int st = ckpt_file_format(w->part[0]) == CKPT_FORMAT_SAFETENSORS;
+	const struct ckpt_format *fmt = ckpt_file_fmt(w->part[0]);
 
 	for (size_t k = 1; k < w->nparts; k++)
-		if ((ckpt_file_format(w->part[k]) == CKPT_FORMAT_SAFETENSORS) != st)
+		if (ckpt_file_fmt(w->part[k]) != fmt)
 			return ckpt_seterr("%s: shards of two formats: %s and %s", c->path,
 			                   c->shards[0], c->shards[k]);
-	c->kind = st ? CKPT_SAFETENSORS_SHARDS : CKPT_KERAS_SHARDS;
+	c->kind = fmt == &ckpt_format_safetensors ? CKPT_SAFETENSORS_SHARDS : CKPT_KERAS_SHARDS;
 	return 0;
 }
 

@@ -7,7 +7,7 @@
 #include "out.h"
 #include "rng.h"
 #include "slab.h"
-#include "h5.h"
+#include "backend.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -354,23 +354,8 @@ static int read_floats(const ckpt_file *f, const ckpt_var *v, float *out)
 static uint64_t read_iterations(const ckpt_file *f)
 {
 	long long it = 0;
-	char *text = NULL, *end;
-	hid_t a;
 
-	if (ckpt_file_format(f) != CKPT_FORMAT_HDF5) { /* metadata are text */
-		if (ckpt_file_text(f, "iterations", &text) == 1)
-			it = strtoll(text, &end, 10), it = *end || it < 0 ? 0 : it;
-		free(text);
-		return (uint64_t)it;
-	}
-	if (H5Aexists(ckpt_h5_fid(f), "iterations") <= 0)
-		return 0;
-	if ((a = H5Aopen(ckpt_h5_fid(f), "iterations", H5P_DEFAULT)) < 0)
-		return 0;
-	if (H5Aread(a, H5T_NATIVE_LLONG, &it) < 0 || it < 0)
-		it = 0;
-	H5Aclose(a);
-	return (uint64_t)it;
+	return ckpt_file_number(f, "iterations", CKPT_I64, &it) == 1 && it > 0 ? (uint64_t)it : 0;
 }
 
 int ckpt_linear_load(ckpt_linear *m, const char *path, const char *prefix,
@@ -449,37 +434,14 @@ static int write_var(ckpt_out *o, const char *name, int rank, const uint64_t *di
 	return rc;
 }
 
-static int write_attr(hid_t fid, const char *name, hid_t memtype, hid_t filetype,
-                      const void *value)
-{
-	hid_t sp = H5Screate(H5S_SCALAR);
-	hid_t a = H5Acreate2(fid, name, filetype, sp, H5P_DEFAULT, H5P_DEFAULT);
-	int rc = a >= 0 && H5Awrite(a, memtype, value) >= 0 ? 0 : -1;
-
-	if (a >= 0)
-		H5Aclose(a);
-	H5Sclose(sp);
-	return rc < 0 ? ckpt_seterr_h5("cannot write attribute '%s'", name) : 0;
-}
-
-/* How the model was made: typed root attributes in HDF5, text in a
- * format whose metadata is text. */
+/* How the model was made: typed where the format's metadata have types. */
 static int write_provenance(ckpt_out *o, uint64_t iterations, double loss,
                             const char *options)
 {
-	hid_t fid = ckpt_h5_out_fid(o, NULL);
 	long long it = (long long)iterations;
-	char text[2][32];
 
-	if (fid < 0) {
-		snprintf(text[0], sizeof text[0], "%" PRIu64, iterations);
-		snprintf(text[1], sizeof text[1], "%.17g", loss);
-		return ckpt_out_set_text(o, "iterations", text[0]) < 0 ||
-		       ckpt_out_set_text(o, "loss", text[1]) < 0 ||
-		       ckpt_out_set_text(o, "options", options) < 0 ? -1 : 0;
-	}
-	return write_attr(fid, "iterations", H5T_NATIVE_LLONG, H5T_STD_I64LE, &it) < 0 ||
-	       write_attr(fid, "loss", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, &loss) < 0 ||
+	return ckpt_out_set_number(o, "iterations", CKPT_I64, &it) < 0 ||
+	       ckpt_out_set_number(o, "loss", CKPT_F64, &loss) < 0 ||
 	       ckpt_out_set_text(o, "options", options) < 0 ? -1 : 0;
 }
 

@@ -5,11 +5,10 @@
  * Every file is written to a temporary and the whole committed together
  * (sink.h).  Here: opening, committing, variables; outcopy.c copies a
  * checkpoint's structure into an output. */
+#include "err.h"
 #include "format.h"
-#include "h5.h"
 #include "outint.h"
 #include "par.h"
-#include "st.h"
 #include "temp.h"
 #include "wrap.h"
 
@@ -17,72 +16,74 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the HDF5 file that holds a name ------------------------------------ */
+/* ---- the file that holds a name --------------------------------------- */
 
-size_t ckpt_out_part_for(const ckpt_out *o, const char *name)
+static size_t part_for(const ckpt_out *o, const char *name)
 {
-	size_t n = o->nst ? o->nst : o->nparts;
 	const ckpt_file *pf;
 	const ckpt_var *v, *pv;
 
-	if (n < 2 || !name || !(v = ckpt_find(o->like, name)))
-		return name && n > 1 ? n - 1 : 0; /* new ones: the last */
+	if (o->nfiles < 2 || !name || !(v = ckpt_find(o->like, name)))
+		return name && o->nfiles > 1 ? o->nfiles - 1 : 0; /* new ones: the last */
 	if (o->owner)
 		return o->owner[v - o->like->vars];
 	return ckpt_part_of(o->like, v, &pf, &pv);
 }
 
-/* The safetensors file that holds a name (the first for NULL). */
-struct ckpt_stout *ckpt_out_st_for(const ckpt_out *o, const char *name)
+void *ckpt_out_file_for(const ckpt_out *o, const char *name)
 {
-	return o->st[ckpt_out_part_for(o, name)];
+	return o->files[part_for(o, name)];
 }
 
-/* File k of the output, and the one that holds a name, as its format's
- * table takes them. */
-static void *file_at(const ckpt_out *o, size_t k)
+void *ckpt_out_file_of(const ckpt_out *o, const struct ckpt_format *fmt, const char *name)
 {
-	return o->nst ? (void *)o->st[k] : (void *)o->part[k];
+	return o->fmt == fmt && o->nfiles ? ckpt_out_file_for(o, name) : NULL;
 }
 
-static void *file_for(const ckpt_out *o, const char *name)
+const char *ckpt_out_file_name(const ckpt_out *o, const char *name)
 {
-	return file_at(o, ckpt_out_part_for(o, name));
+	return o->fmt->out_name(ckpt_out_file_for(o, name));
 }
 
 /* The output's name for messages: a set's map, or its one file. */
 const char *ckpt_out_name(const ckpt_out *o)
 {
 	return o->kind != CKPT_BARE && o->t.fd >= 0 ? ckpt_temp_name(&o->t)
-	                                            : o->fmt->out_name(file_for(o, NULL));
-}
-
-hid_t ckpt_h5_out_fid(const ckpt_out *o, const char *name)
-{
-	return o->nparts ? ckpt_h5out_fid(o->part[ckpt_out_part_for(o, name)]) : -1;
-}
-
-const char *ckpt_h5_out_name(const ckpt_out *o, const char *name)
-{
-	return o->fmt->out_name(file_for(o, name));
+	                                            : ckpt_out_file_name(o, NULL);
 }
 
 /* ---- opening ---------------------------------------------------------------- */
 
 static void out_free(ckpt_out *o)
 {
-	for (size_t k = 0; k < o->nst; k++)
-		ckpt_stout_abort(o->st[k]);
-	free(o->st);
-	for (size_t k = 0; k < o->nparts; k++)
-		ckpt_h5out_abort(o->part[k]);
-	free(o->part);
+	for (size_t k = 0; k < o->nfiles; k++)
+		if (o->files[k])
+			o->fmt->out_abort(o->files[k]);
+	free(o->files);
 	for (size_t k = 0; o->names && o->names[k]; k++)
 		free(o->names[k]);
 	free(o->names);
 	free(o->stem);
 	ckpt_temp_release(&o->t);
 	free(o);
+}
+
+static ckpt_out *out_new(const char *target, ckpt_container_kind kind, const ckpt_file *like)
+{
+	ckpt_out *o = calloc(1, sizeof *o);
+
+	if (!o) {
+		ckpt_seterr("out of memory");
+		return NULL;
+	}
+	o->t.fd = o->t.slot = -1;
+	o->like = like;
+	o->kind = kind;
+	/* a container's files are of the format it holds */
+	o->fmt = kind == CKPT_SAFETENSORS_SHARDS ? &ckpt_format_safetensors
+	         : kind != CKPT_BARE            ? &ckpt_format_hdf5
+	                                        : ckpt_format_for_output(target, like);
+	return o;
 }
 
 /* A container needs a base of the same kind: its other members, or its
@@ -105,122 +106,82 @@ static int check_base(const ckpt_out *o, const char *target)
 	return ckpt_seterr("%s: %s (%s is not one)", target, need, b->name);
 }
 
-static int open_parts(ckpt_out *o, const char *target, int force)
+/* The base's texts go along into file k of a format that copies no
+ * structure (where they would come with it): a file's (an HDF5 base's root
+ * string attributes, a safetensors base's __metadata__; of a set, shard
+ * k's), or the union of a Hugging Face set's for one file. */
+struct text_into {
+	const struct ckpt_format *fmt;
+	void *file;
+};
+
+static int put_text_into(const char *key, const char *value, size_t len, void *user)
 {
-	size_t n = 1;
-	ckpt_file *const *base = o->like ? ckpt_parts(o->like, &n) : NULL;
-	/* one file from a sharded set: made like its first shard; like a file
-	 * of another format: a new file, listing its variables in their order */
-	const ckpt_file *like = base ? base[0] : o->like;
+	struct text_into *t = user;
 
-	if (like && ckpt_file_format(like) != CKPT_FORMAT_HDF5)
-		like = NULL;
-
-	if (o->kind != CKPT_KERAS_SHARDS)
-		n = 1;
-	if (!(o->part = calloc(n, sizeof *o->part)))
-		return ckpt_seterr("%s: out of memory", target);
-	if (o->kind == CKPT_KERAS_SHARDS) {
-		char *path = ckpt_out_set_path(o, target, ".weights.json");
-
-		o->names = path ? ckpt_keras_shard_names(path, n) : NULL;
-		free(path);
-		if (!o->names)
-			return ckpt_seterr("%s: out of memory", target);
-	}
-	for (size_t k = 0; k < n; k++) {
-		if (o->kind == CKPT_KERAS_SHARDS)
-			o->part[k] = ckpt_h5out_open(o->names[k], force, 0,
-			                             ckpt_file_format(base[k]) == CKPT_FORMAT_HDF5 ?
-			                             base[k] : NULL);
-		else /* an archive's weights, or "-": through a temporary */
-			o->part[k] = ckpt_h5out_open(target, force, 1, like);
-		if (!o->part[k])
-			return -1;
-		o->nparts++;
-	}
-	return 0;
+	return t->fmt->out_set_text(t->file, key, value, len);
 }
 
-/* The output's format: safetensors when its name says so; for names that
- * say nothing (also "-"), the base's. */
-static int wants_safetensors(const char *target, const ckpt_file *like)
-{
-	static const char *const hdf5_names[] = {".h5", ".hdf5", ".he5", ".nc", ".keras"};
-
-	if (ckpt_name_ends(target, ".safetensors"))
-		return 1;
-	for (size_t i = 0; i < sizeof hdf5_names / sizeof *hdf5_names; i++)
-		if (ckpt_name_ends(target, hdf5_names[i]))
-			return 0;
-	size_t n;
-	ckpt_file *const *parts = like ? ckpt_parts(like, &n) : NULL;
-
-	return like && ckpt_file_format(parts ? parts[0] : like) == CKPT_FORMAT_SAFETENSORS;
-}
-
-/* The base's metadata goes along into safetensors file k: a safetensors
- * base's __metadata__ (a set's: shard k's), an HDF5 base's root string
- * attributes. */
-static int set_meta(const char *key, const char *value, size_t len, void *st)
-{
-	return ckpt_stout_set_meta_n(st, key, value, len);
-}
-
-static int keep_metadata(ckpt_out *o, size_t k)
+static int keep_texts(ckpt_out *o, size_t k)
 {
 	size_t n = 0;
 	ckpt_file *const *parts = o->like ? ckpt_parts(o->like, &n) : NULL;
 	const ckpt_file *like = parts ? parts[k < n ? k : n - 1] : o->like;
-	const char *const *kv;
+	struct text_into into = {o->fmt, o->files[k]};
 	int64_t others;
 
-	if (!like)
+	if (!like || o->fmt->copy_structure)
 		return 0;
 	if (parts && o->kind != CKPT_SAFETENSORS_SHARDS &&
-	    ckpt_file_format(like) == CKPT_FORMAT_SAFETENSORS)
-		return ckpt_out_set_metadata(o, o->like, set_meta, o->st[k]);
-	if (ckpt_file_format(like) == CKPT_FORMAT_HDF5) {
-		if ((others = ckpt_h5_root_strings(like, set_meta, o->st[k])) < 0)
-			return -1;
-		o->root_attrs_left = (uint64_t)others;
-		return 0;
-	}
-	kv = ckpt_st_metadata(like, &n);
-	for (size_t i = 0; kv && i < n; i++)
-		if (ckpt_stout_set_meta_n(o->st[k], kv[2 * i], kv[2 * i + 1],
-		                          ckpt_st_metadata_len(like, i)) < 0)
-			return -1;
+	    o->like->container->kind == CKPT_SAFETENSORS_SHARDS)
+		return ckpt_out_set_metadata(o, o->like, put_text_into, &into);
+	if ((others = ckpt_file_fmt(like)->texts(like, put_text_into, &into)) < 0)
+		return -1;
+	o->root_attrs_left = (uint64_t)others;
 	return 0;
 }
 
-/* One safetensors file, or a set mirroring a safetensors set's shards. */
-static int open_st(ckpt_out *o, const char *target, int force)
+/* A set's map given as target: its temporary, and the names of n shards. */
+static int name_shards(ckpt_out *o, const char *target, size_t n)
 {
-	size_t n = 1;
+	int hf = o->kind == CKPT_SAFETENSORS_SHARDS;
+	char *path = ckpt_out_set_path(o, target, hf ? CKPT_ST_INDEX_SUFFIX : ".weights.json");
 
-	if (o->kind == CKPT_SAFETENSORS_SHARDS) {
-		char *path;
+	o->names = !path ? NULL : hf ? ckpt_out_st_shard_names(path, n)
+	                             : ckpt_keras_shard_names(path, n);
+	free(path);
+	return o->names ? 0 : ckpt_seterr("%s: out of memory", target);
+}
 
-		if (o->owner)
-			n = o->nshards;
-		else
-			ckpt_parts(o->like, &n);
-		if (ckpt_temp_open(&o->t, target, force, 0, NULL) < 0)
-			return -1;
-		path = ckpt_out_set_path(o, target, CKPT_ST_INDEX_SUFFIX);
-		o->names = path ? ckpt_out_st_shard_names(path, n) : NULL;
-		free(path);
-		if (!o->names)
-			return ckpt_seterr("%s: out of memory", target);
-	}
-	if (!(o->st = calloc(n, sizeof *o->st)))
+/* The output's files: one, or a shard each as the base's (or owner's)
+ * set has them.  A file is made like the base's file of its format (one
+ * file from a set: its first shard), else new, listing its variables in
+ * the order they come. */
+static int open_files(ckpt_out *o, const char *target, int force)
+{
+	size_t nbase = 1, n = 1;
+	ckpt_file *const *base = o->like ? ckpt_parts(o->like, &nbase) : NULL;
+	int set = o->kind == CKPT_KERAS_SHARDS || o->kind == CKPT_SAFETENSORS_SHARDS;
+
+	if (o->kind != CKPT_BARE &&
+	    ckpt_temp_open(&o->t, target, force, 0,
+	                   o->kind == CKPT_KERAS_ARCHIVE ? "a .keras archive" : NULL) < 0)
+		return -1;
+	if (set)
+		n = o->owner ? o->nshards : nbase;
+	if (set && name_shards(o, target, n) < 0)
+		return -1;
+	if (!(o->files = calloc(n, sizeof *o->files)))
 		return ckpt_seterr("%s: out of memory", target);
 	for (size_t k = 0; k < n; k++) {
-		if (!(o->st[k] = ckpt_stout_open(o->names ? o->names[k] : target, force)))
+		const ckpt_file *like = base ? base[k < nbase ? k : 0] : o->like;
+
+		if (like && ckpt_file_fmt(like) != o->fmt)
+			like = NULL;
+		if (!(o->files[k] = o->fmt->out_open(set ? o->names[k] : target, force, like)))
 			return -1;
-		o->nst++;
-		if (keep_metadata(o, k) < 0)
+		o->nfiles++;
+		if (keep_texts(o, k) < 0)
 			return -1;
 	}
 	return 0;
@@ -228,37 +189,16 @@ static int open_st(ckpt_out *o, const char *target, int force)
 
 ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like)
 {
-	ckpt_out *o = calloc(1, sizeof *o);
+	ckpt_out *o = out_new(target, ckpt_container_for_output(target), like);
 
-	if (!o) {
-		ckpt_seterr("out of memory");
-		return NULL;
-	}
-	o->t.fd = o->t.slot = -1;
-	o->like = like;
-	o->kind = ckpt_container_for_output(target);
-	if (ckpt_par_on() && (o->kind != CKPT_BARE || strcmp(target, "-") == 0 ||
-	                      wants_safetensors(target, like))) {
+	if (o && ckpt_par_on() &&
+	    (o->kind != CKPT_BARE || strcmp(target, "-") == 0 || !o->fmt->out_share)) {
 		ckpt_seterr("%s: under MPI the output is an HDF5 file (not standard output, "
 		            "safetensors or a Keras container)", target);
-		free(o);
+		out_free(o);
 		return NULL;
 	}
-	if ((o->kind == CKPT_BARE && wants_safetensors(target, like)) ||
-	    o->kind == CKPT_SAFETENSORS_SHARDS) {
-		o->fmt = &ckpt_format_safetensors;
-		if (check_base(o, target) < 0 || open_st(o, target, force) < 0) {
-			out_free(o);
-			return NULL;
-		}
-		return o;
-	}
-	o->fmt = &ckpt_format_hdf5;
-	if (check_base(o, target) < 0 ||
-	    (o->kind != CKPT_BARE &&
-	     ckpt_temp_open(&o->t, target, force, 0,
-	                    o->kind == CKPT_KERAS_ARCHIVE ? "a .keras archive" : NULL) < 0) ||
-	    open_parts(o, target, force) < 0) {
+	if (o && (check_base(o, target) < 0 || open_files(o, target, force) < 0)) {
 		out_free(o);
 		return NULL;
 	}
@@ -274,17 +214,11 @@ ckpt_out *ckpt_out_open_split(const char *target, int force, const ckpt_file *in
 		ckpt_seterr("%s: a new set of shards is named NAME%s", target, CKPT_ST_INDEX_SUFFIX);
 		return NULL;
 	}
-	if (!(o = calloc(1, sizeof *o))) {
-		ckpt_seterr("out of memory");
+	if (!(o = out_new(target, CKPT_SAFETENSORS_SHARDS, in)))
 		return NULL;
-	}
-	o->t.fd = o->t.slot = -1;
-	o->like = in;
-	o->kind = CKPT_SAFETENSORS_SHARDS;
-	o->fmt = &ckpt_format_safetensors;
 	o->owner = owner;
 	o->nshards = k;
-	if (open_st(o, target, force) < 0) {
+	if (open_files(o, target, force) < 0) {
 		out_free(o);
 		return NULL;
 	}
@@ -295,11 +229,11 @@ ckpt_out *ckpt_out_open_split(const char *target, int force, const ckpt_file *in
 
 static int commit_archive(ckpt_out *o)
 {
-	int rc = ckpt_h5out_finish(o->part[0]);
+	int rc = o->fmt->out_finish(o->files[0]);
 
 	if (rc == 0)
 		rc = ckpt_keras_archive_write(o->like->container->wrapping,
-		                              ckpt_h5out_temp(o->part[0]), o->t.fd,
+		                              o->fmt->out_tempfile(o->files[0])->tmp, o->t.fd,
 		                              ckpt_temp_name(&o->t));
 	return rc == 0 ? ckpt_temp_commit(&o->t) : -1;
 }
@@ -317,11 +251,8 @@ int ckpt_out_commit(ckpt_out *o)
 		rc = ckpt_out_commit_set(o);
 		break;
 	default: /* one file: its format's commit frees it */
-		rc = o->fmt->out_commit(file_for(o, NULL));
-		if (o->nst)
-			o->st[0] = NULL;
-		else
-			o->part[0] = NULL;
+		rc = o->fmt->out_commit(o->files[0]);
+		o->files[0] = NULL;
 	}
 	out_free(o);
 	return rc;
@@ -329,30 +260,27 @@ int ckpt_out_commit(ckpt_out *o)
 
 ckpt_out *ckpt_out_share(ckpt_out *o)
 {
-	struct ckpt_h5out *h;
+	void *w;
 
 	if (!ckpt_par_on())
 		return o;
-	if (!o && !(o = calloc(1, sizeof *o))) {
-		ckpt_seterr("out of memory");
+	if (!o && !(o = out_new(NULL, CKPT_BARE, NULL))) {
 		ckpt_par_all_ok(0);
 		return NULL;
 	}
-	if (!o->part && !(o->part = calloc(1, sizeof *o->part))) {
+	if (!o->files && !(o->files = calloc(1, sizeof *o->files))) {
 		ckpt_seterr("out of memory");
 		ckpt_par_all_ok(0);
 		out_free(o);
 		return NULL;
 	}
-	o->t.fd = o->t.slot = -1;
-	o->fmt = &ckpt_format_hdf5;
-	h = ckpt_h5out_share(o->nparts ? o->part[0] : NULL);
-	if (!(o->part[0] = h)) {
-		o->nparts = 0;
+	w = o->fmt->out_share(o->nfiles ? o->files[0] : NULL);
+	if (!(o->files[0] = w)) {
+		o->nfiles = 0;
 		out_free(o);
 		return NULL;
 	}
-	o->nparts = 1;
+	o->nfiles = 1;
 	return o;
 }
 
@@ -366,13 +294,13 @@ void ckpt_out_abort(ckpt_out *o)
 
 int ckpt_out_make_groups(ckpt_out *o, const char *path)
 {
-	return o->fmt->out_groups ? o->fmt->out_groups(file_for(o, path), path) : 0;
+	return o->fmt->out_groups ? o->fmt->out_groups(ckpt_out_file_for(o, path), path) : 0;
 }
 
 int ckpt_out_create_var(ckpt_out *o, const char *name, ckpt_dtype t, int rank,
                         const uint64_t *dims)
 {
-	return o->fmt->out_declare(file_for(o, name), name, t, rank, dims);
+	return o->fmt->out_declare(ckpt_out_file_for(o, name), name, t, rank, dims);
 }
 
 struct ckpt_outvar {
@@ -405,31 +333,44 @@ int ckpt_out_set_text(ckpt_out *o, const char *key, const char *text)
  * others. */
 static size_t text_files(const ckpt_out *o)
 {
-	return o->nst ? o->nst : 1;
+	return o->kind == CKPT_SAFETENSORS_SHARDS ? o->nfiles : 1;
 }
 
 int ckpt_out_set_bytes(ckpt_out *o, const char *key, const char *text, size_t len)
 {
 	for (size_t k = 0; k < text_files(o); k++)
-		if (o->fmt->out_set_text(file_at(o, k), key, text, len) < 0)
+		if (o->fmt->out_set_text(o->files[k], key, text, len) < 0)
 			return -1;
 	return 0;
+}
+
+int ckpt_out_set_number(ckpt_out *o, const char *key, ckpt_dtype t, const void *value)
+{
+	char text[32];
+
+	if (o->fmt->out_set_number)
+		return o->fmt->out_set_number(o->files[0], key, t, value);
+	if (t == CKPT_I64)
+		snprintf(text, sizeof text, "%lld", *(const long long *)value);
+	else
+		snprintf(text, sizeof text, "%.17g", *(const double *)value);
+	return ckpt_out_set_text(o, key, text);
 }
 
 void ckpt_out_unset_text(ckpt_out *o, const char *key)
 {
 	for (size_t k = 0; k < text_files(o); k++)
-		o->fmt->out_unset_text(file_at(o, k), key);
+		o->fmt->out_unset_text(o->files[k], key);
 }
 
 ckpt_outvar *ckpt_outvar_open(ckpt_out *o, const char *name, ckpt_dtype t)
 {
-	return outvar_new(o->fmt, o->fmt->var_open(file_for(o, name), name, t, NULL));
+	return outvar_new(o->fmt, o->fmt->var_open(ckpt_out_file_for(o, name), name, t, NULL));
 }
 
 ckpt_outvar *ckpt_outvar_open_like(ckpt_out *o, const char *name, const ckpt_slab *s)
 {
-	return outvar_new(o->fmt, o->fmt->var_open(file_for(o, name), name, s->var->dtype, s));
+	return outvar_new(o->fmt, o->fmt->var_open(ckpt_out_file_for(o, name), name, s->var->dtype, s));
 }
 
 void ckpt_outvar_cursor(const ckpt_outvar *w, ckpt_cursor *c, const ckpt_var *v,

@@ -69,6 +69,9 @@ int ckpt_out_set_text(ckpt_out *o, const char *key, const char *text);
 /* The same for len bytes that may hold NUL (a fixed-length string in
  * HDF5, which keeps them). */
 int ckpt_out_set_bytes(ckpt_out *o, const char *key, const char *text, size_t len);
+/* A number under key (t: CKPT_I64 or CKPT_F64): typed where the format's
+ * metadata have types (an HDF5 root attribute), else as its text. */
+int ckpt_out_set_number(ckpt_out *o, const char *key, ckpt_dtype t, const void *value);
 
 /* Remove the text under key, if there is one. */
 void ckpt_out_unset_text(ckpt_out *o, const char *key);

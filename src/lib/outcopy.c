@@ -1,10 +1,11 @@
 /* outcopy.c - a checkpoint's structure copied into an output (out.h):
- * HDF5 into HDF5 through the HDF5 backend; formats without groups or
- * attributes variable by variable; into safetensors what it can hold, the
- * rest named in one warning; a set's metadata as one union. */
-#include "h5.h"
+ * between files of one format through the format's own copy where it has
+ * one (HDF5 into HDF5); else variable by variable; into a format that
+ * declares variables with their source (safetensors) what it can hold,
+ * the rest named in one warning; a set's metadata as one union. */
+#include "err.h"
+#include "format.h"
 #include "outint.h"
-#include "st.h"
 #include "wrap.h"
 
 #include <jansson.h>
@@ -20,8 +21,9 @@ struct meta_union {
 	void *user;
 };
 
-static int meta_take(struct meta_union *m, const char *key, const char *value, size_t len)
+static int meta_take(const char *key, const char *value, size_t len, void *user)
 {
+	struct meta_union *m = user;
 	json_t *had = json_object_get(m->seen, key);
 
 	if (had) {
@@ -44,24 +46,21 @@ int ckpt_out_set_metadata(const ckpt_out *o, const ckpt_file *set,
                           void *user)
 {
 	struct meta_union m = {json_object(), NULL, put, user};
-	size_t n, nkv;
+	size_t n;
 	ckpt_file *const *parts = ckpt_parts(set, &n);
 	json_t *meta = json_object_get(set->container->wrapping->json, "metadata"), *val;
 	const char *key;
 	int rc = m.seen ? 0 : ckpt_seterr("out of memory");
 
-	for (size_t k = 0; k < n && rc == 0; k++) {
-		const char *const *kv = ckpt_st_metadata(parts[k], &nkv);
-
-		for (size_t i = 0; kv && i < nkv && rc == 0; i++)
-			rc = meta_take(&m, kv[2 * i], kv[2 * i + 1], ckpt_st_metadata_len(parts[k], i));
-	}
+	for (size_t k = 0; k < n && rc == 0; k++)
+		if (ckpt_file_fmt(parts[k])->texts(parts[k], meta_take, &m) < 0)
+			rc = -1;
 	json_object_foreach(rc == 0 && json_is_object(meta) ? meta : NULL, key, val) {
 		char *text = json_is_string(val) ? strdup(json_string_value(val))
 		             : json_dumps(val, JSON_COMPACT | JSON_ENCODE_ANY);
 
 		rc = !text ? ckpt_seterr("out of memory")
-		     : strcmp(key, "total_size") == 0 ? 0 : meta_take(&m, key, text, strlen(text));
+		     : strcmp(key, "total_size") == 0 ? 0 : meta_take(key, text, strlen(text), &m);
 		free(text);
 		if (rc < 0)
 			break;
@@ -76,9 +75,10 @@ int ckpt_out_set_metadata(const ckpt_out *o, const ckpt_file *set,
 
 /* ---- copying from a checkpoint ------------------------------------------ */
 
-/* What a safetensors output cannot hold, said once: variables of types it
- * has no name for, attributes (but the root's strings, its metadata), and
- * links and named datatypes.  Groups need nothing: the names keep them. */
+/* What a flat output (safetensors) cannot hold, said once: variables of
+ * types it has no name for, attributes (but the root's strings, its
+ * metadata), and links and named datatypes.  Groups need nothing: the
+ * names keep them. */
 struct left_out {
 	size_t vars, attrs, links;
 	const char *var, *attr, *link; /* the first of each */
@@ -119,13 +119,13 @@ static void warn_left_out(const ckpt_file *src, const ckpt_out *o, struct left_o
 	say_left_out(list, sizeof list, l->attrs, "attribute", "on ", l->attr);
 	say_left_out(list, sizeof list, l->links, "link", "", l->link);
 	if (list[0])
-		ckpt_warnf("%s: left out what safetensors cannot hold: %s",
-		           ckpt_out_name(o), list);
+		ckpt_warnf("%s: left out what %s cannot hold: %s", ckpt_out_name(o),
+		           o->fmt->name, list);
 }
 
-/* Into safetensors: the variables in src's order, declared, those copied
- * whole read when the layout is fixed. */
-static int copy_into_st(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, void *user)
+/* Into a format that declares variables with their source: the variables
+ * in src's order, declared, those copied whole read when it chooses. */
+static int copy_declaring(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, void *user)
 {
 	struct left_out left = {0};
 	int rc = 0;
@@ -139,14 +139,14 @@ static int copy_into_st(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, 
 
 		if (act == CKPT_COPY_SKIP)
 			continue;
-		if (t == v->dtype && !ckpt_st_storable(v)) {
+		if (t == v->dtype && o->fmt->storable && !o->fmt->storable(v)) {
 			if (!left.vars++)
 				left.var = v->name;
 			continue;
 		}
-		rc = ckpt_stout_declare(ckpt_out_st_for(o, v->name), v->name, v, t,
-		                        act == CKPT_COPY_WHOLE ? src : NULL,
-		                        act == CKPT_COPY_WHOLE ? v : NULL);
+		rc = o->fmt->out_declare_from(ckpt_out_file_for(o, v->name), v->name, v, t,
+		                              act == CKPT_COPY_WHOLE ? src : NULL,
+		                              act == CKPT_COPY_WHOLE ? v : NULL);
 	}
 	if (rc == 0)
 		warn_left_out(src, o, &left);
@@ -201,20 +201,19 @@ static int create_from(const ckpt_file *src, const ckpt_var *v, ckpt_dtype t, ck
 {
 	if (t == CKPT_OTHER)
 		return ckpt_seterr("%s: variable '%s': %s values cannot be stored in %s",
-		                   src->name, v->name, v->type, ckpt_h5_out_name(o, dst_name));
+		                   src->name, v->name, v->type, ckpt_out_file_name(o, dst_name));
 	return ckpt_out_create_var(o, dst_name, t, v->rank, v->dims);
 }
 
-/* The metadata of a safetensors file: the root's string attributes. */
+static int put_text(const char *key, const char *value, size_t len, void *o)
+{
+	return ckpt_out_set_bytes(o, key, value, len);
+}
+
+/* The texts a file keeps (a safetensors file's metadata) as the output's. */
 static int copy_metadata(const ckpt_file *src, ckpt_out *o)
 {
-	size_t n;
-	const char *const *kv = ckpt_st_metadata(src, &n);
-
-	for (size_t i = 0; i < n; i++)
-		if (ckpt_out_set_bytes(o, kv[2 * i], kv[2 * i + 1], ckpt_st_metadata_len(src, i)) < 0)
-			return -1;
-	return 0;
+	return ckpt_file_fmt(src)->texts(src, put_text, o) < 0 ? -1 : 0;
 }
 
 /* From a format without groups or attributes: the metadata (once in a
@@ -242,16 +241,11 @@ static int copy_flat(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, voi
 			rc = copy_values(src, v, o, v->name);
 	}
 	/* one file's order (a set's shards are files of their own) */
-	if (rc == 0 && with_metadata && o->nparts <= 1 &&
-	    ckpt_h5_write_order(ckpt_h5_out_fid(o, NULL), names, n) < 0)
+	if (rc == 0 && with_metadata && o->nfiles <= 1 && o->fmt->write_order &&
+	    o->fmt->write_order(o->files[0], names, n) < 0)
 		rc = ckpt_seterr("%s: %s", ckpt_out_name(o), ckpt_errmsg());
 	free(names);
 	return rc;
-}
-
-static int put_text(const char *key, const char *value, size_t len, void *o)
-{
-	return ckpt_out_set_bytes(o, key, value, len);
 }
 
 /* rc of a copy into the output file named name (NULL: the output's one
@@ -259,9 +253,15 @@ static int put_text(const char *key, const char *value, size_t len, void *o)
 static int output_error(const ckpt_out *o, const char *name, int rc)
 {
 	if (rc == -2)
-		return ckpt_seterr("%s: %s", name ? name : ckpt_h5_out_name(o, NULL),
+		return ckpt_seterr("%s: %s", name ? name : ckpt_out_file_name(o, NULL),
 		                   ckpt_errmsg());
 	return rc < 0 ? -1 : rc;
+}
+
+/* Whether f copies into the output through its format's own copy. */
+static int native(const ckpt_out *o, const ckpt_file *f)
+{
+	return ckpt_file_fmt(f) == o->fmt && o->fmt->copy_structure;
 }
 
 int ckpt_copy_structure(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, void *user)
@@ -270,26 +270,24 @@ int ckpt_copy_structure(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, 
 	ckpt_file *const *parts = ckpt_parts(src, &n);
 	int rc = 0;
 
-	if (o->nst)
-		return copy_into_st(src, o, decide, user);
-	if (!parts && ckpt_file_format(src) != CKPT_FORMAT_HDF5)
+	if (o->fmt->out_declare_from)
+		return copy_declaring(src, o, decide, user);
+	if (!parts && !native(o, src))
 		return copy_flat(src, o, decide, user, 1);
 	if (!parts)
-		return output_error(o, NULL, ckpt_h5_copy_structure(src, ckpt_h5_out_fid(o, NULL),
-		                                                     decide, user));
-	if (o->nparts == 1 && ckpt_file_format(parts[0]) == CKPT_FORMAT_SAFETENSORS)
+		return output_error(o, NULL, o->fmt->copy_structure(o->files[0], src, decide, user));
+	if (o->nfiles == 1 && src->container->kind == CKPT_SAFETENSORS_SHARDS)
 		rc = ckpt_out_set_metadata(o, src, put_text, o);
 	/* shard k into the output's shard k, or all into one file */
 	for (size_t k = 0; k < n && rc == 0; k++) {
 		struct in_part p = {src, src->container->wrapping->union_index[k], parts[k],
 		                    decide, user};
+		void *dst = o->files[o->nfiles > 1 ? k : 0];
 
-		hid_t dst = ckpt_h5out_fid(o->part[o->nparts > 1 ? k : 0]);
-
-		rc = ckpt_file_format(parts[k]) == CKPT_FORMAT_HDF5
-		         ? output_error(o, ckpt_h5out_name(o->part[o->nparts > 1 ? k : 0]),
-		                        ckpt_h5_copy_structure(parts[k], dst, decide_in_part, &p))
-		         : copy_flat(parts[k], o, decide_in_part, &p, o->nparts > 1);
+		rc = native(o, parts[k])
+		         ? output_error(o, o->fmt->out_name(dst),
+		                        o->fmt->copy_structure(dst, parts[k], decide_in_part, &p))
+		         : copy_flat(parts[k], o, decide_in_part, &p, o->nfiles > 1);
 	}
 	return rc;
 }
@@ -299,12 +297,13 @@ int ckpt_copy_var(const ckpt_file *src, const ckpt_var *v, ckpt_out *o, const ch
 	const ckpt_file *pf;
 	const ckpt_var *pv;
 
-	if (o->nst)
-		return ckpt_stout_declare(ckpt_out_st_for(o, dst_name), dst_name, v, v->dtype, src, v);
+	if (o->fmt->out_declare_from)
+		return o->fmt->out_declare_from(ckpt_out_file_for(o, dst_name), dst_name, v, v->dtype,
+		                                src, v);
 	ckpt_part_of(src, v, &pf, &pv);
-	if (ckpt_file_format(pf) != CKPT_FORMAT_HDF5)
+	if (!native(o, pf))
 		return create_from(pf, pv, pv->dtype, o, dst_name) < 0 ? -1
 		                                                     : copy_values(pf, pv, o, dst_name);
-	return output_error(o, ckpt_h5_out_name(o, dst_name),
-	                    ckpt_h5_copy_var(pf, pv, ckpt_h5_out_fid(o, dst_name), dst_name));
+	return output_error(o, ckpt_out_file_name(o, dst_name),
+	                    o->fmt->copy_var(ckpt_out_file_for(o, dst_name), pf, pv, dst_name));
 }

@@ -17,12 +17,10 @@
 struct ckpt_out {
 	ckpt_container_kind kind;
 	const struct ckpt_format *fmt; /* its files' format */
-	struct ckpt_stout **st;    /* safetensors files: one, or a shard each; */
-	size_t nst;
-	struct ckpt_h5out **part;  /* the HDF5 files: one, or a shard each */
-	size_t nparts;
+	void **files;              /* the files it writes: one, or a shard each */
+	size_t nfiles;
 	const ckpt_file *like;
-	uint64_t root_attrs_left;  /* safetensors from HDF5: not strings */
+	uint64_t root_attrs_left;  /* text metadata from HDF5: not strings */
 	uint64_t total;            /* a Keras set: bytes of values */
 	const size_t *owner;       /* a new set: each variable's shard, */
 	size_t nshards;            /* of this many */
@@ -31,10 +29,10 @@ struct ckpt_out {
 	struct ckpt_temp t;        /* containers: the archive or the map */
 };
 
-/* The file of the output that holds name (index into st or part), and its
- * safetensors file; the output's name for messages. */
-size_t ckpt_out_part_for(const ckpt_out *o, const char *name);
-struct ckpt_stout *ckpt_out_st_for(const ckpt_out *o, const char *name);
+/* The file of the output that holds name (NULL: the first) and its name
+ * for messages; the output's name for messages. */
+void *ckpt_out_file_for(const ckpt_out *o, const char *name);
+const char *ckpt_out_file_name(const ckpt_out *o, const char *name);
 const char *ckpt_out_name(const ckpt_out *o);
 
 /* A set's map given as target (its temporary opened, links followed):

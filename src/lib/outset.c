@@ -2,7 +2,8 @@
  * Hugging Face .safetensors.index.json): the shards' names, and the whole
  * committed as one (commit.h). */
 #include "commit.h"
-#include "h5.h"
+#include "err.h"
+#include "format.h"
 #include "outint.h"
 #include "st.h"
 #include "wrap.h"
@@ -67,8 +68,8 @@ char **ckpt_out_st_shard_names(const char *target, size_t n)
 static int count_bytes(const ckpt_out *o, uint64_t *total)
 {
 	*total = 0;
-	for (size_t k = 0; k < o->nparts; k++) {
-		ckpt_file *f = ckpt_open(ckpt_h5out_temp(o->part[k]));
+	for (size_t k = 0; k < o->nfiles; k++) {
+		ckpt_file *f = ckpt_open(o->fmt->out_tempfile(o->files[k])->tmp);
 
 		if (!f)
 			return -1;
@@ -77,16 +78,6 @@ static int count_bytes(const ckpt_out *o, uint64_t *total)
 		ckpt_close(f);
 	}
 	return 0;
-}
-
-static int shard_finish(ckpt_out *o, size_t k)
-{
-	return o->nst ? ckpt_stout_finish(o->st[k]) : ckpt_h5out_finish(o->part[k]);
-}
-
-static struct ckpt_temp *shard_temp(ckpt_out *o, size_t k)
-{
-	return o->nst ? ckpt_stout_tempfile(o->st[k]) : ckpt_h5out_tempfile(o->part[k]);
 }
 
 static int write_st_index(ckpt_out *o, int fd, const char *what, char *const *files);
@@ -98,7 +89,7 @@ static int write_set_map(void *user, int fd, const char *what, char *const *file
 	char *text;
 	int rc;
 
-	if (o->nst)
+	if (o->kind == CKPT_SAFETENSORS_SHARDS)
 		return write_st_index(o, fd, what, files);
 	if (!(text = ckpt_keras_shards_json(o->like->container, files, o->total)))
 		return -1;
@@ -113,9 +104,9 @@ static int write_set_map(void *user, int fd, const char *what, char *const *file
 static int own_shard_name(void *user, const char *file)
 {
 	const ckpt_out *o = user;
-	const char *tail = o->nst ? "-[0-9][0-9][0-9][0-9][0-9]-of-[0-9][0-9][0-9][0-9][0-9]"
-	                            ".safetensors"
-	                          : "_[0-9][0-9][0-9][0-9][0-9].weights.h5";
+	const char *tail = o->kind == CKPT_SAFETENSORS_SHARDS
+	                       ? "-[0-9][0-9][0-9][0-9][0-9]-of-[0-9][0-9][0-9][0-9][0-9].safetensors"
+	                       : "_[0-9][0-9][0-9][0-9][0-9].weights.h5";
 	size_t n = strlen(file), stem = strlen(o->stem);
 	char name[4096];
 
@@ -129,16 +120,16 @@ static int own_shard_name(void *user, const char *file)
 /* A set of shards and its map, one commit (commit.h). */
 int ckpt_out_commit_set(ckpt_out *o)
 {
-	size_t n = o->nst ? o->nst : o->nparts;
+	size_t n = o->nfiles;
 	struct ckpt_temp **temps = calloc(n + 1, sizeof *temps);
 	struct ckpt_set_commit c = {&o->t, temps, n, write_set_map, own_shard_name, o};
 	int rc = temps ? 0 : ckpt_seterr("%s: out of memory", ckpt_temp_name(&o->t));
 
 	for (size_t k = 0; k < n && rc == 0; k++) {
-		rc = shard_finish(o, k);
-		temps[k] = shard_temp(o, k);
+		rc = o->fmt->out_finish(o->files[k]);
+		temps[k] = o->fmt->out_tempfile(o->files[k]);
 	}
-	if (rc == 0 && !o->nst)
+	if (rc == 0 && o->kind == CKPT_KERAS_SHARDS)
 		rc = count_bytes(o, &o->total);
 	rc = rc == 0 ? ckpt_set_commit(&c) : -1;
 	free(temps);
@@ -154,11 +145,11 @@ static int write_st_index(ckpt_out *o, int fd, const char *what, char *const *fi
 	char *text = NULL;
 	int rc = -1;
 
-	for (size_t k = 0; root && map && k < o->nst; k++) {
+	for (size_t k = 0; root && map && k < o->nfiles; k++) {
 		const char *file = files[k], *t;
 
-		total += ckpt_stout_bytes(o->st[k]);
-		for (size_t i = 0; (t = ckpt_stout_tensor(o->st[k], i)); i++)
+		total += ckpt_stout_bytes(o->files[k]);
+		for (size_t i = 0; (t = ckpt_stout_tensor(o->files[k], i)); i++)
 			if (json_object_set_new(map, t, json_string(file)) < 0)
 				goto out;
 	}

@@ -355,7 +355,7 @@ int ckpt_copy_ref_values(const ckpt_file *set, const ckpt_var *var, ckpt_out *o,
 	const ckpt_var *v;
 
 	ckpt_part_of(set, var, &src, &v);
-	if (ckpt_file_format(src) != CKPT_FORMAT_HDF5 || ckpt_h5_out_fid(o, dst_name) < 0)
+	if (ckpt_h5_fid(src) < 0 || ckpt_h5_out_fid(o, dst_name) < 0)
 		return 0; /* only HDF5 has references */
 	return copy_ref_values(src, v, ckpt_h5_out_fid(o, dst_name), dst_name);
 }

@@ -365,7 +365,7 @@ int ckpt_shard_join(ckpt_file **shards, const ckpt_shard_info *info, ckpt_out *o
 	size_t k = info->count, *cur, left;
 	int rc;
 
-	if (dst < 0 || ckpt_file_format(shards[0]) != CKPT_FORMAT_HDF5)
+	if (dst < 0 || ckpt_h5_fid(shards[0]) < 0)
 		return join_flat(shards, info, out);
 	if ((rc = ckpt_h5_copy_root_attrs(shards[0], dst)) < 0)
 		return rc;

@@ -20,6 +20,12 @@ struct ckpt_st {
 	size_t nmeta;
 };
 
+/* The header of f, a safetensors file (NULL for a file of another format). */
+static struct ckpt_st *st_of(const ckpt_file *f)
+{
+	return ckpt_file_fmt(f) == &ckpt_format_safetensors ? f->backend->state : NULL;
+}
+
 static const struct {
 	const char *name;
 	ckpt_dtype dtype;
@@ -314,7 +320,7 @@ static int add_tensor(struct header *h)
 
 static int add_meta(struct header *h, char *key, size_t *cap)
 {
-	struct ckpt_st *st = h->f->backend->st;
+	struct ckpt_st *st = h->f->backend->state;
 	ckpt_jp *p = &h->jp;
 	char *value;
 
@@ -348,7 +354,7 @@ static int by_key(const void *a, const void *b)
 /* A key given twice in __metadata__: which value is meant? */
 static int meta_twice(struct header *h)
 {
-	const struct ckpt_st *st = h->f->backend->st;
+	const struct ckpt_st *st = h->f->backend->state;
 	char **keys = malloc((st->nmeta + 1) * sizeof *keys);
 	int rc = 0;
 
@@ -495,7 +501,7 @@ static int parse_header(struct header *h)
 /* The variables, in the order of their data. */
 static int take_tensors(ckpt_file *f, struct tensor *t, size_t n)
 {
-	struct ckpt_st *st = f->backend->st;
+	struct ckpt_st *st = f->backend->state;
 	size_t i;
 
 	for (i = 1; i < n && by_offset(&t[i - 1], &t[i]) < 0; i++)
@@ -528,7 +534,7 @@ int ckpt_st_open(ckpt_file *f)
 		return ckpt_seterr("%s: out of memory", f->name);
 	}
 	f->backend->format = &ckpt_format_safetensors;
-	f->backend->st = st;
+	f->backend->state = st;
 	if (header_length(f, &n) < 0)
 		return -1;
 	st->data = 8 + n;
@@ -546,7 +552,7 @@ int ckpt_st_open(ckpt_file *f)
 
 void ckpt_st_close(ckpt_file *f)
 {
-	struct ckpt_st *st = f->backend ? f->backend->st : NULL;
+	struct ckpt_st *st = st_of(f);
 
 	if (!st)
 		return;
@@ -556,12 +562,12 @@ void ckpt_st_close(ckpt_file *f)
 	free(st->metalen);
 	free(st->begin);
 	free(st);
-	f->backend->st = NULL;
+	f->backend->state = NULL;
 }
 
 const char *const *ckpt_st_metadata(const ckpt_file *f, size_t *n)
 {
-	const struct ckpt_st *st = f->backend ? f->backend->st : NULL;
+	const struct ckpt_st *st = st_of(f);
 
 	*n = st ? st->nmeta : 0;
 	return st && st->nmeta ? (const char *const *)st->meta : NULL;
@@ -569,12 +575,12 @@ const char *const *ckpt_st_metadata(const ckpt_file *f, size_t *n)
 
 size_t ckpt_st_metadata_len(const ckpt_file *f, size_t i)
 {
-	return f->backend->st->metalen[i];
+	return st_of(f)->metalen[i];
 }
 
 uint64_t ckpt_st_offset(const ckpt_file *f, const ckpt_var *v)
 {
-	const struct ckpt_st *st = f->backend->st;
+	const struct ckpt_st *st = f->backend->state;
 
 	return st->data + st->begin[v - f->vars];
 }
@@ -614,103 +620,3 @@ int ckpt_st_slab_read(ckpt_slab *s, void *buf, const ckpt_region *r)
 		ckpt_swap_bytes(buf, r->n, s->elsize);
 	return 0;
 }
-
-/* ---- the format ------------------------------------------------------------ */
-
-static int probe(const struct ckpt_probe *p)
-{
-	return ckpt_st_looks_like(p->head, p->n);
-}
-
-static int open_header(ckpt_file *f, const char *path)
-{
-	(void)path;
-	return ckpt_st_open(f);
-}
-
-static int metadata_text(const ckpt_file *f, const char *key, char **text)
-{
-	size_t n = 0;
-	const char *const *kv = ckpt_st_metadata(f, &n);
-
-	*text = NULL;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(kv[2 * i], key) == 0)
-			return (*text = strdup(kv[2 * i + 1])) ? 1 : -1;
-	return 0;
-}
-
-static char *storage(const ckpt_file *f, const ckpt_var *v, char *out, size_t size)
-{
-	(void)f, (void)v;
-	snprintf(out, size, "contiguous");
-	return out;
-}
-
-/* ---- writing: the table's generic pointers to stout's own ------------------- */
-
-static const char *out_name(const void *w)
-{
-	return ckpt_stout_name(w);
-}
-
-static int out_declare(void *w, const char *name, ckpt_dtype t, int rank, const uint64_t *dims)
-{
-	return ckpt_stout_declare_new(w, name, t, rank, dims);
-}
-
-static int out_set_text(void *w, const char *key, const char *text, size_t len)
-{
-	return ckpt_stout_set_meta_n(w, key, text, len);
-}
-
-static void out_unset_text(void *w, const char *key)
-{
-	ckpt_stout_unset_meta(w, key);
-}
-
-static int out_commit(void *w)
-{
-	return ckpt_stout_commit(w);
-}
-
-static void out_abort(void *w)
-{
-	ckpt_stout_abort(w);
-}
-
-static void *var_open(void *w, const char *name, ckpt_dtype t, const ckpt_slab *like)
-{
-	return ckpt_stvar_open(w, name, like ? like->var->dtype : t);
-}
-
-static int var_write(void *var, const ckpt_region *r, const void *buf)
-{
-	return ckpt_stvar_write(var, r, buf);
-}
-
-static void var_close(void *var)
-{
-	ckpt_stvar_close(var);
-}
-
-const struct ckpt_format ckpt_format_safetensors = {
-	.id = CKPT_FORMAT_SAFETENSORS,
-	.name = "safetensors",
-	.probe = probe,
-	.open = open_header,
-	.close = ckpt_st_close,
-	.text = metadata_text,
-	.storage = storage,
-	.slab_open = ckpt_st_slab_open,
-	.slab_read = ckpt_st_slab_read,
-	.out_name = out_name,
-	.out_declare = out_declare,
-	.out_set_text = out_set_text,
-	.out_unset_text = out_unset_text,
-	.out_commit = out_commit,
-	.out_abort = out_abort,
-	.var_open = var_open,
-	.var_write = var_write,
-	.var_close = var_close,
-};

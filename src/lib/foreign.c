@@ -1,0 +1,133 @@
+/* foreign.c - the formats ckpt knows but does not read (yet): entries of
+ * the format table (format.h) that only recognise and name themselves, so
+ * that an error says what a file is.  PyTorch, TensorFlow, TensorFlow
+ * Lite, NumPy, GGUF, ONNX; by content, and by name where the content has
+ * no mark. */
+#include "format.h"
+#include "wrap.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The name p's file goes by ends with suffix. */
+static int named(const struct ckpt_probe *p, const char *suffix)
+{
+	return p->name && ckpt_name_ends(p->name, suffix);
+}
+
+static int starts(const struct ckpt_probe *p, size_t at, const void *magic, size_t len)
+{
+	return p->n >= at + len && memcmp(p->head + at, magic, len) == 0;
+}
+
+/* A zip's first member, from its local header, or NULL. */
+static const char *zip_first_member(const struct ckpt_probe *p, char *out, size_t cap)
+{
+	size_t len;
+
+	if (!starts(p, 0, "PK\3\4", 4) || p->n < 30)
+		return NULL;
+	len = (size_t)p->head[26] | (size_t)p->head[27] << 8;
+	if (len == 0 || len >= cap || 30 + len > p->n)
+		return NULL;
+	memcpy(out, p->head + 30, len);
+	out[len] = '\0';
+	return out;
+}
+
+int ckpt_torch_member(const char *m)
+{
+	return ckpt_name_ends(m, "/data.pkl") || strcmp(m, "data.pkl") == 0 ||
+	       ckpt_name_ends(m, "/.format_version") || ckpt_name_ends(m, "/byteorder");
+}
+
+static int torch_zip(const struct ckpt_probe *p)
+{
+	char m[256];
+
+	return zip_first_member(p, m, sizeof m) && ckpt_torch_member(m);
+}
+
+static int npz(const struct ckpt_probe *p)
+{
+	char m[256];
+
+	return zip_first_member(p, m, sizeof m) && ckpt_name_ends(m, ".npy");
+}
+
+/* torch.save's legacy magic number, 0x1950a86a20f9469cfc6c, as pickle's
+ * LONG1 opcode writes it after the protocol 2 header */
+static int torch_legacy(const struct ckpt_probe *p)
+{
+	return starts(p, 0, "\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8", 12);
+}
+
+static int pickle(const struct ckpt_probe *p)
+{
+	return p->n >= 2 && p->head[0] == 0x80 && p->head[1] >= 2 && p->head[1] <= 5;
+}
+
+static int npy(const struct ckpt_probe *p)
+{
+	return starts(p, 0, "\x93NUMPY", 6);
+}
+
+static int gguf(const struct ckpt_probe *p)
+{
+	return starts(p, 0, "GGUF", 4);
+}
+
+static int tflite(const struct ckpt_probe *p)
+{
+	return starts(p, 4, "TFL3", 4);
+}
+
+/* the footer magic of TensorFlow's table files (a bundle's .index) */
+static int tf_index(const struct ckpt_probe *p)
+{
+	return (p->tail && memcmp(p->tail, "\x57\xfb\x80\x8b\x24\x75\x47\xdb", 8) == 0) ||
+	       named(p, ".index");
+}
+
+/* NAME.data-00000-of-00001 */
+static int tf_data(const struct ckpt_probe *p)
+{
+	const char *d = p->name ? strstr(p->name, ".data-") : NULL;
+	unsigned a, b;
+	int end = 0;
+
+	return d && sscanf(d, ".data-%5u-of-%5u%n", &a, &b, &end) == 2 && d[end] == '\0';
+}
+
+static int saved_model(const struct ckpt_probe *p)
+{
+	return named(p, "saved_model.pb");
+}
+
+/* ONNX's ModelProto begins with ir_version (field 1, a varint), then
+ * producer_name (2), graph (7) or opset_import (8) */
+static int onnx(const struct ckpt_probe *p)
+{
+	const unsigned char *h = p->head;
+
+	return named(p, ".onnx") || (p->n >= 3 && h[0] == 0x08 && h[1] > 0 && h[1] < 0x20 &&
+	                             (h[2] == 0x12 || h[2] == 0x3a || h[2] == 0x42));
+}
+
+#define NAMED(id, fn, what) const struct ckpt_format id = {.name = what, .probe = fn}
+
+NAMED(ckpt_format_torch_zip, torch_zip, "a PyTorch checkpoint (a torch.save zip)");
+NAMED(ckpt_format_npz, npz, "a NumPy .npz archive");
+NAMED(ckpt_format_torch_legacy, torch_legacy,
+      "a legacy PyTorch checkpoint (torch.save before 1.6)");
+NAMED(ckpt_format_pickle, pickle, "a Python pickle (a legacy PyTorch checkpoint?)");
+NAMED(ckpt_format_npy, npy, "a NumPy .npy array");
+NAMED(ckpt_format_gguf, gguf, "a GGUF model (llama.cpp)");
+NAMED(ckpt_format_tflite, tflite, "a TensorFlow Lite model");
+NAMED(ckpt_format_tf_index, tf_index,
+      "a TensorFlow checkpoint index (NAME.index of a bundle with NAME.data-*)");
+NAMED(ckpt_format_tf_data, tf_data,
+      "a TensorFlow checkpoint data shard (its NAME.index lists what it holds)");
+NAMED(ckpt_format_saved_model, saved_model,
+      "a TensorFlow SavedModel graph (its weights are in variables/variables.index)");
+NAMED(ckpt_format_onnx, onnx, "an ONNX model");

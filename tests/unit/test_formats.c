@@ -1,0 +1,122 @@
+/* The table of formats (formats.c, format.h): every entry provides what
+ * its kind needs (a format that reads, one that writes, one only named),
+ * names are unique, the formats ckpt only names recognise their files,
+ * and an output's name chooses its format. */
+#include "unit.h"
+#include "lib/format.h"
+
+static void test_every_entry_is_whole(void **state)
+{
+	(void)state;
+	const struct ckpt_format *f, *g;
+	size_t n = 0, readers = 0, writers = 0;
+
+	for (size_t i = 0; (f = ckpt_format_at(i)); i++, n++) {
+		assert_non_null(f->name);
+		assert_non_null(f->probe);
+		for (size_t j = 0; j < i; j++) {
+			g = ckpt_format_at(j);
+			assert_string_not_equal(f->name, g->name);
+		}
+		if (f->open) {
+			readers++;
+			assert_non_null(f->close);
+			assert_non_null(f->text);
+			assert_non_null(f->texts);
+			assert_non_null(f->storage);
+			assert_non_null(f->slab_open);
+			assert_non_null(f->slab_read);
+		}
+		if (f->out_open) {
+			writers++;
+			assert_non_null(f->open); /* an output is read back as a base */
+			assert_non_null(f->suffixes);
+			assert_non_null(f->out_name);
+			assert_non_null(f->out_declare);
+			assert_non_null(f->out_set_text);
+			assert_non_null(f->out_unset_text);
+			assert_non_null(f->out_commit);
+			assert_non_null(f->out_abort);
+			assert_non_null(f->out_finish);
+			assert_non_null(f->out_tempfile);
+			assert_non_null(f->var_open);
+			assert_non_null(f->var_write);
+			assert_non_null(f->var_close);
+			assert_int_equal(!f->copy_structure, !f->copy_var);
+		} else {
+			assert_null(f->var_open);
+		}
+	}
+	assert_int_equal(readers, 2);
+	assert_int_equal(writers, 2);
+	assert_true(n > readers);
+}
+
+struct sample {
+	const char *head;
+	size_t n;
+	const char *tail;
+	const char *name;
+	const struct ckpt_format *is;
+};
+
+static void test_named_formats_recognise_their_files(void **state)
+{
+	(void)state;
+	static unsigned char zip_torch[64] = "PK\3\4", zip_npz[64] = "PK\3\4";
+	const struct sample s[] = {
+		{(const char *)zip_torch, 64, NULL, NULL, &ckpt_format_torch_zip},
+		{(const char *)zip_npz, 64, NULL, NULL, &ckpt_format_npz},
+		{"\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x2e", 13, NULL, NULL,
+		 &ckpt_format_torch_legacy},
+		{"\x80\x04\x95", 3, NULL, NULL, &ckpt_format_pickle},
+		{"\x93NUMPY\x01\x00", 8, NULL, NULL, &ckpt_format_npy},
+		{"GGUF\x03\0\0\0", 8, NULL, NULL, &ckpt_format_gguf},
+		{"\x1c\0\0\0TFL3", 8, NULL, NULL, &ckpt_format_tflite},
+		{"\0\0\0\0", 4, "\x57\xfb\x80\x8b\x24\x75\x47\xdb", NULL, &ckpt_format_tf_index},
+		{"\0\0\0\0", 4, NULL, "run/model.ckpt.index", &ckpt_format_tf_index},
+		{"\0\0\0\0", 4, NULL, "m.data-00000-of-00002", &ckpt_format_tf_data},
+		{"\0\0\0\0", 4, NULL, "m.data-00000-of-00002x", NULL},
+		{"\0\0\0\0", 4, NULL, "m/saved_model.pb", &ckpt_format_saved_model},
+		{"\x08\x07\x12\x07pytorch", 11, NULL, NULL, &ckpt_format_onnx},
+		{"\0\0\0\0", 4, NULL, "model.onnx", &ckpt_format_onnx},
+		{"hello, world", 12, NULL, "notes.txt", NULL},
+	};
+
+	/* local headers naming a first member of 13 and 5 bytes */
+	zip_torch[26] = 13, memcpy(zip_torch + 30, "arch/data.pkl", 13);
+	zip_npz[26] = 5, memcpy(zip_npz + 30, "w.npy", 5);
+	for (size_t i = 0; i < sizeof s / sizeof *s; i++) {
+		struct ckpt_probe p = {(const unsigned char *)s[i].head, s[i].n, -1, NULL, s[i].n,
+		                       (const unsigned char *)s[i].tail, s[i].name};
+		const char *what = ckpt_format_unread(&p);
+
+		assert_null(ckpt_format_of(&p));
+		if (s[i].is)
+			assert_string_equal(what, s[i].is->name);
+		else
+			assert_null(what);
+	}
+}
+
+static void test_output_names_choose_the_format(void **state)
+{
+	(void)state;
+	assert_ptr_equal(ckpt_format_for_output("m.safetensors", NULL), &ckpt_format_safetensors);
+	assert_ptr_equal(ckpt_format_for_output("m.h5", NULL), &ckpt_format_hdf5);
+	assert_ptr_equal(ckpt_format_for_output("m.keras", NULL), &ckpt_format_hdf5);
+	assert_ptr_equal(ckpt_format_for_output("m.bin", NULL), &ckpt_format_hdf5);
+	assert_ptr_equal(ckpt_format_for_output("-", NULL), &ckpt_format_hdf5);
+	assert_ptr_equal(ckpt_format_for_output(NULL, NULL), &ckpt_format_hdf5);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_entry_is_whole),
+		cmocka_unit_test(test_named_formats_recognise_their_files),
+		cmocka_unit_test(test_output_names_choose_the_format),
+	};
+
+	return cmocka_run_group_tests_name("formats", tests, NULL, NULL);
+}
