@@ -271,7 +271,8 @@ uint8_t ckpt_double_to_e5m2(double v)
 
 /* Conversions through float quiet signalling NaNs, which the portable
  * decoder keeps as they are: NaNs are decoded again the portable way. */
-static void redo_nans(const uint16_t *h, double *dst, size_t n, int ebits, int mbits)
+static inline __attribute__((always_inline)) void redo_nans(const uint16_t *h, double *dst,
+                                                     size_t n, int ebits, int mbits)
 {
 	uint32_t inf = ((1u << ebits) - 1) << mbits, nan = 0;
 
@@ -284,7 +285,8 @@ static void redo_nans(const uint16_t *h, double *dst, size_t n, int ebits, int m
 
 /* bfloat16 is the top half of a float32: shifted into place and widened,
  * which vectorises without AVX2. */
-static void bf16_to_double(const uint16_t *h, double *dst, size_t n)
+static inline __attribute__((always_inline)) void bf16_to_double(const uint16_t *h, double *dst,
+                                                          size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint32_t u = (uint32_t)h[i] << 16;

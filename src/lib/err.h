@@ -39,8 +39,7 @@ void ckpt_set_warn(ckpt_warn_fn fn);
 void ckpt_warnf(const char *fmt, ...) CKPT_PRINTF(1, 2);
 
 /* s with control bytes written as \n, \t, \xHH, so that a message stays
- * one line; at most size-1 bytes.  Async-signal-safe (the SIGBUS handler
- * uses it). */
+ * one line; at most size-1 bytes.  Async-signal-safe. */
 char *ckpt_escape_line(const char *s, char *buf, size_t size);
 
 #endif

@@ -1,5 +1,6 @@
 /* slab.c - reading a variable in bounded slabs: the plan, the cursor,
- * buffers and mappings; the format's backend reads (HDF5: h5slab.c). */
+ * buffers, bytes read at their offset; the format's backend reads the
+ * rest (HDF5: h5slab.c). */
 #include "slab.h"
 #include "err.h"
 #include "backend.h"
@@ -7,15 +8,9 @@
 #include "wrap.h"
 
 #include <inttypes.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
-
-#ifndef MAP_POPULATE
-#define MAP_POPULATE 0
-#endif
 
 /* HDF5 1.10 keeps several KiB of bookkeeping for every chunk one read
  * touches (6 GB for a read across a million one-value chunks): a slab
@@ -98,88 +93,37 @@ void ckpt_slab_plan(int rank, const uint64_t *dims, const uint64_t *chunk,
 
 
 
-/* The mappings in use, for ckpt_mapped_file(): two per slab reader. */
-#define MAX_MAPS 256
-static struct {
-	_Atomic(const char *) base;
-	size_t len;
-	const char *name;
-} maps[MAX_MAPS];
-
-static void maps_add(const void *base, size_t len, const char *name)
+static void free_bufs(ckpt_slab *s)
 {
-	for (int i = 0; i < MAX_MAPS; i++) {
-		const char *none = NULL;
-
-		if (atomic_compare_exchange_strong(&maps[i].base, &none, (const char *)1)) {
-			maps[i].len = len;
-			maps[i].name = name;
-			atomic_store(&maps[i].base, (const char *)base);
-			return;
-		}
-	}
+	free(s->mem[0]);
+	free(s->mem[1]);
+	s->mem[0] = s->mem[1] = NULL;
 }
 
-static void maps_remove(const void *base)
-{
-	for (int i = 0; i < MAX_MAPS; i++)
-		if (atomic_load(&maps[i].base) == base) {
-			atomic_store(&maps[i].base, NULL);
-			return;
-		}
-}
-
-const char *ckpt_mapped_file(const void *addr)
-{
-	const char *a = addr;
-
-	for (int i = 0; i < MAX_MAPS; i++) {
-		const char *base = atomic_load(&maps[i].base);
-
-		if (base && base != (const char *)1 && a >= base && a < base + maps[i].len)
-			return maps[i].name;
-	}
-	return NULL;
-}
-
-static void unmap(ckpt_slab *s, int which)
-{
-	if (s->map[which]) {
-		maps_remove(s->map[which]);
-		munmap(s->map[which], s->maplen[which]);
-	}
-	s->map[which] = NULL;
-}
-
-/* Point buf at the bytes of the slab just selected. */
+/* Read the bytes of the slab just selected: at its offset in the file
+ * (one copy, as cat makes: cheaper than mapping the pages), or pointed at
+ * in an image. */
 static int read_in_place(ckpt_slab *s, size_t n)
 {
 	uint64_t off = s->addr + (s->start + s->count) * s->elsize;
-	size_t len = n * s->elsize, delta;
-	static long page;
+	size_t len = n * s->elsize, got = 0;
+	ssize_t k;
 
 	if (s->file->image) {
 		s->buf = (const char *)s->file->image + off;
 		return 0;
 	}
-	if (!page)
-		page = sysconf(_SC_PAGESIZE);
-	unmap(s, s->cur); /* the slab before the previous one */
-	delta = (size_t)(off % (uint64_t)page);
-	s->map[s->cur] = mmap(NULL, len + delta, PROT_READ, MAP_SHARED | MAP_POPULATE,
-	                      s->file->fd, (off_t)(off - delta));
-	if (s->map[s->cur] == MAP_FAILED) {
-		s->map[s->cur] = NULL;
-		return ckpt_seterr_errno(s->file->name);
-	}
-	s->maplen[s->cur] = len + delta;
-	maps_add(s->map[s->cur], len + delta, s->file->name);
-	s->buf = (const char *)s->map[s->cur] + delta;
+	for (; got < len; got += (size_t)k)
+		if ((k = pread(s->file->fd, (char *)s->mem[s->cur] + got, len - got,
+		               (off_t)(off + got))) <= 0) {
+			if (k < 0)
+				return ckpt_seterr_errno(s->file->name);
+			return ckpt_seterr("%s: the file shrank while being read (changed by another "
+			                   "program?)", s->file->name);
+		}
+	s->buf = s->mem[s->cur];
 	return 0;
 }
-
-
-
 
 static int alloc_buf(ckpt_slab *s)
 {
@@ -190,13 +134,20 @@ static int alloc_buf(ckpt_slab *s)
 		cap *= (size_t)v->dims[i];
 	cap *= (size_t)s->at.step;
 	s->cap = cap;
-	free(s->mem[0]);
-	free(s->mem[1]);
-	s->buf = s->mem[0] = s->mem[1] = NULL;
-	if (s->in_place)
+	free_bufs(s);
+	s->buf = NULL;
+	if (s->in_place && s->file->image)
 		return 0;
-	s->mem[0] = calloc(cap, s->elsize);
-	s->mem[1] = calloc(cap, s->elsize);
+	/* zeroed where a format reads into them: a compound's padding, which
+	 * it leaves, is compared as bytes; read at an offset, every byte is
+	 * written */
+	if (s->in_place) {
+		s->mem[0] = malloc(cap * s->elsize);
+		s->mem[1] = malloc(cap * s->elsize);
+	} else {
+		s->mem[0] = calloc(cap, s->elsize);
+		s->mem[1] = calloc(cap, s->elsize);
+	}
 	if (!s->mem[0] || !s->mem[1]) {
 		ckpt_seterr("%s: variable '%s': out of memory", s->file->name, v->name);
 		ckpt_slab_close(s);
@@ -318,14 +269,11 @@ void ckpt_slab_close(ckpt_slab *s)
 {
 	const struct ckpt_format *fmt = fmt_of(s);
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2; i++)
 		release(s, i); /* (needs the format's state: first) */
-		unmap(s, i);
-	}
 	if (fmt && fmt->slab_close)
 		fmt->slab_close(s);
-	free(s->mem[0]);
-	free(s->mem[1]);
+	free_bufs(s);
 	memset(s, 0, sizeof *s);
 }
 

@@ -58,11 +58,9 @@ typedef struct ckpt_slab {
 	ckpt_cursor at;     /* the slabs */
 	ckpt_region last;   /* the slab read last */
 	size_t elsize;
-	void *mem[2];       /* buffers slabs are read into (not in place) */
+	void *mem[2];       /* buffers slabs are read into (not from an image) */
 	size_t mcount[2];   /* values in each */
 	uint64_t addr;      /* in place: where the variable's bytes start */
-	void *map[2];       /* in place, from a file: mappings */
-	size_t maplen[2];
 	int cur;            /* which of the two the current slab uses */
 	int in_place;
 } ckpt_slab;
@@ -95,11 +93,6 @@ void ckpt_slab_seek(ckpt_slab *s, size_t i);
 
 /* The region of the slab s read last. */
 void ckpt_slab_region(const ckpt_slab *s, ckpt_region *r);
-
-/* The name of the input whose mapped bytes hold addr, or NULL; safe in a
- * signal handler.  Reading a file that another program truncates ends
- * in SIGBUS at such an address. */
-const char *ckpt_mapped_file(const void *addr);
 
 /* Whether the last slabs of a and b hold the same values: bytes for fixed
  * types, text for variable-length strings.  -1 (with a message) for other

@@ -137,6 +137,9 @@ set -- $(measure "$B/bin/ckpt-average" -f -o "$W/avgset.safetensors.index.json" 
 row "ckpt-average (safetensors sets, 4 shards)" "$1" "$2" "$floor"
 rm -f "$W/zero.out" "$W/avg.out" "$W"/avgset*
 
+echo "== the average of four 1 GiB checkpoints beside the floor (medians of alternating runs)"
+sh tests/bench/floor.sh "$B" "$W"
+
 echo "== 16-bit: four inputs of 64 Mi values each, float32 / float16 / bfloat16"
 for i in 0 1 2 3; do
 	[ -f "$W/w32_$i.h5" ] || "$B/tests/mkbench" $i "$W/w32_$i.h5" --one 0.25

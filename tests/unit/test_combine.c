@@ -107,6 +107,88 @@ static void weights_and_nan(void **state)
 	assert_true(isinf(out[2]) && out[2] > 0);
 }
 
+/* Narrow floats (float32, float16, bfloat16) averaged as themselves and
+ * as float64 values rounded into their type give the same bits: blocks of
+ * values within a few binades (summed in one add each), blocks that spread
+ * wide, ties (few-bit significands), zeros of both signs, subnormals. */
+static uint64_t rng_state = 88172645463325252u;
+
+static uint64_t next(void)
+{
+	rng_state ^= rng_state << 13, rng_state ^= rng_state >> 7, rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static double draw(int e0, int spread, int bits)
+{
+	uint64_t r = next();
+	double m = (double)((r >> 8) & ((UINT64_C(1) << bits) - 1)) + 1;
+	int e = e0 + (spread ? (int)(next() % (unsigned)(spread + 1)) : 0) - bits;
+
+	if (r % 53 == 0)
+		return r & 64 ? -0.0 : 0.0;
+	return ldexp(r & 1 ? -m : m, e);
+}
+
+static void narrow_as_float64(void **state)
+{
+	enum { N = 512 * 3 };
+	static const ckpt_dtype types[] = {CKPT_F32, CKPT_F16, CKPT_BF16};
+	static const int limits[][2] = {{-140, 120}, {-20, 12}, {-125, 120}}; /* e0 range */
+	static double d[5][N];
+	static unsigned char raw[5][N * 4], got[N * 4], want[N * 4];
+	size_t fast_blocks = 0, ties = 0;
+
+	(void)state;
+	for (size_t ti = 0; ti < 3; ti++) {
+		ckpt_dtype t = types[ti];
+		size_t es = ckpt_dtype_size(t);
+
+		for (int round = 0; round < 200; round++) {
+			size_t nin = 2 + (size_t)round % 4;
+			int lo = limits[ti][0], hi = limits[ti][1];
+			int e0 = lo + (int)(next() % (unsigned)(hi - lo));
+			int spread = round % 3 == 0 ? 40 : (int)(next() % 12);
+			int bits = round % 2 ? 3 : (t == CKPT_F32 ? 24 : t == CKPT_F16 ? 11 : 8);
+			const void *in[5], *din[5];
+			ckpt_combine c;
+
+			for (size_t k = 0; k < nin; k++) {
+				for (size_t i = 0; i < N; i++)
+					d[k][i] = draw(e0, spread, bits);
+				ckpt_from_double(t, d[k], raw[k], N); /* what t holds of them */
+				ckpt_to_double(t, raw[k], d[k], N);
+				in[k] = raw[k], din[k] = d[k];
+			}
+			ckpt_combine_init(&c, t, t, nin, NULL);
+			ckpt_combine_slabs(&c, in, got, N);
+			ckpt_combine_init(&c, CKPT_F64, t, nin, NULL);
+			ckpt_combine_slabs(&c, din, want, N);
+			assert_memory_equal(got, want, N * es);
+			fast_blocks += spread < 20;
+			ties += bits == 3;
+		}
+	}
+	assert_true(fast_blocks > 100 && ties > 100);
+}
+
+/* A tie broken by a value 2^54..2^57 below the others: summed in one add
+ * each, the breaker would be lost beyond 2^53 and the tie go to even. */
+static void narrow_tie_broken_far_below(void **state)
+{
+	static float a[512], b[512], c[512], z[512], out[512];
+	const void *in[4] = {a, b, c, z};
+
+	(void)state;
+	for (size_t i = 0; i < 512; i++) {
+		a[i] = 1, b[i] = 0x1p-24f, z[i] = 0;
+		c[i] = ldexpf(1, -54 - (int)(i % 4));
+	}
+	combine(CKPT_F32, in, 4, NULL, out, 512);
+	for (size_t i = 0; i < 512; i++) /* (1 + 2^-24 + c) / 4: above the tie */
+		assert_true(out[i] == 0x1.000002p-2f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -116,6 +198,8 @@ int main(void)
 		cmocka_unit_test(float64_compensated),
 		cmocka_unit_test(integers_exact_half_even),
 		cmocka_unit_test(weights_and_nan),
+		cmocka_unit_test(narrow_as_float64),
+		cmocka_unit_test(narrow_tie_broken_far_below),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

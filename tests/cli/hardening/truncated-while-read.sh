@@ -1,5 +1,5 @@
-# An input truncated by another program while it is read (a mapped slab
-# then faults with SIGBUS): one line naming the file (control bytes
+# An input truncated by another program while it is read (a slab read at
+# its offset comes back short): one line naming the file (control bytes
 # escaped), exit 2, no temporary.
 not_under_valgrind
 need_h5py

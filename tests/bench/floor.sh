@@ -1,0 +1,57 @@
+#!/bin/sh
+# tests/bench/floor.sh BUILD_DIR WORK_DIR - the average of four 1 GiB
+# checkpoints beside the floor, for HDF5 and safetensors, float32 and
+# bfloat16 (the same values: the bfloat16 files hold twice the elements).
+# The floor is what any program must do: cat the inputs and write the
+# output's size.  ckpt-average and the floor alternate, CKPT_BENCH_RUNS (5)
+# times each, with a warm page cache and the output removed and written
+# back to the disk before each run; the medians' ratio is the figure, beside
+# its goal (1.2x).
+set -eu
+B=$1 W=$2
+N=${CKPT_BENCH_RUNS:-5}
+GOAL=1.2
+
+# inputs: 1 GiB float32 (mkbench, 152 variables) and 1 GiB bfloat16 (made
+# from 2 GiB of float32), each in HDF5 and in safetensors
+for i in 0 1 2 3; do
+	[ -f "$W/b$i.h5" ] || "$B/tests/mkbench" $i "$W/b$i.h5"
+	[ -f "$W/b$i.safetensors" ] || "$B/bin/ckpt-average" -q -o "$W/b$i.safetensors" "$W/b$i.h5"
+	if [ ! -f "$W/g$i.h5" ]; then
+		"$B/tests/mkbench" $i "$W/g32.tmp" 1.4142
+		"$B/bin/ckpt-average" -q --dtype bf16 -o "$W/g$i.h5" "$W/g32.tmp"
+		rm -f "$W/g32.tmp"
+	fi
+	[ -f "$W/g$i.safetensors" ] || "$B/bin/ckpt-average" -q -o "$W/g$i.safetensors" "$W/g$i.h5"
+done
+
+seconds() { # one run of a command: its wall time
+	rm -f "$W"/avg.out.* "$W/zero.out"
+	sync
+	/usr/bin/time -f '%e' -o "$W/time" "$@" >/dev/null 2>"$W/stderr" ||
+		{ echo "bench: failed: $*"; cat "$W/stderr"; exit 1; }
+	cat "$W/time"
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+printf '%-34s %9s %9s %7s %5s\n' "average of 4 x 1 GiB" "floor" "ckpt" "ratio" "goal"
+for c in "HDF5 float32:b:h5" "HDF5 bfloat16:g:h5" "safetensors float32:b:safetensors" \
+         "safetensors bfloat16:g:safetensors"; do
+	label=${c%%:*} rest=${c#*:}
+	stem=${rest%%:*} ext=${rest#*:}
+	set -- "$W/${stem}0.$ext" "$W/${stem}1.$ext" "$W/${stem}2.$ext" "$W/${stem}3.$ext"
+	size=$(wc -c <"$1")
+	cat "$@" >/dev/null
+	: >"$W/floor.t"
+	: >"$W/ckpt.t"
+	for r in $(seq "$N"); do
+		seconds sh -c "cat $* >/dev/null && head -c $size /dev/zero >'$W/zero.out'" >>"$W/floor.t"
+		seconds "$B/bin/ckpt-average" -o "$W/avg.out.$ext" "$@" >>"$W/ckpt.t"
+	done
+	f=$(median <"$W/floor.t") a=$(median <"$W/ckpt.t")
+	awk -v l="$label" -v f="$f" -v a="$a" -v g="$GOAL" 'BEGIN {
+		printf "%-34s %8.2fs %8.2fs %6.2fx %4.1fx%s\n", l, f, a, a / f, g,
+		       (a / f > g ? "  (over)" : "") }'
+done
+rm -f "$W"/avg.out.* "$W/zero.out" "$W/floor.t" "$W/ckpt.t" "$W/time" "$W/stderr"
