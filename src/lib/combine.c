@@ -553,7 +553,7 @@ static int narrow_sums(const ckpt_combine *c, const void *const *in, size_t off,
 
 CKPT_WIDE_VECTORS /* the exact sums, 4 doubles at a time with AVX2 */
 static size_t combine_block(const ckpt_combine *c, const void *const *in,
-                            size_t off, void *out, size_t n)
+                            size_t off, void *out, size_t n, int narrow_in)
 {
 	/* big, least: the largest |x|, the least nonzero |x| */
 	double hi[BLOCK], lo[BLOCK], x[BLOCK], big[BLOCK], least[BLOCK];
@@ -562,7 +562,7 @@ static size_t combine_block(const ckpt_combine *c, const void *const *in,
 
 	memset(lo, 0, n * sizeof *lo);
 	/* mostly: narrow values within 2^25 of each other, summed exactly */
-	if (narrow_floats(c) && narrow_sums(c, in, off, hi, n)) {
+	if (narrow_in && narrow_sums(c, in, off, hi, n)) {
 		finish(hi, lo, n, d, to_odd);
 		return store(c, in, off, hi, out, n);
 	}
@@ -610,6 +610,7 @@ size_t ckpt_combine_range(const ckpt_combine *c, const void *const *in, void *ou
                           size_t off, size_t n)
 {
 	size_t bad = 0, end = off + n;
+	int narrow_in = narrow_floats(c); /* (once, not per block) */
 
 	for (; off < end; off += BLOCK) {
 		size_t m = end - off < BLOCK ? end - off : BLOCK;
@@ -619,7 +620,7 @@ size_t ckpt_combine_range(const ckpt_combine *c, const void *const *in, void *ou
 		else if (integer_mean_to_float(c))
 			bad += mean_to_float_block(c, in, off, out, m);
 		else
-			bad += combine_block(c, in, off, out, m);
+			bad += combine_block(c, in, off, out, m, narrow_in);
 	}
 	return bad;
 }

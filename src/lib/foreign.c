@@ -4,15 +4,22 @@
  * Lite, NumPy, GGUF, ONNX; by content, and by name where the content has
  * no mark. */
 #include "format.h"
-#include "wrap.h"
 
 #include <stdio.h>
 #include <string.h>
 
+/* s ends with suffix, or is it ("saved_model.pb" in the directory). */
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t a = s ? strlen(s) : 0, b = strlen(suffix);
+
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
 /* The name p's file goes by ends with suffix. */
 static int named(const struct ckpt_probe *p, const char *suffix)
 {
-	return p->name && ckpt_name_ends(p->name, suffix);
+	return ends_with(p->name, suffix);
 }
 
 static int starts(const struct ckpt_probe *p, size_t at, const void *magic, size_t len)
@@ -37,8 +44,8 @@ static const char *zip_first_member(const struct ckpt_probe *p, char *out, size_
 
 int ckpt_torch_member(const char *m)
 {
-	return ckpt_name_ends(m, "/data.pkl") || strcmp(m, "data.pkl") == 0 ||
-	       ckpt_name_ends(m, "/.format_version") || ckpt_name_ends(m, "/byteorder");
+	return ends_with(m, "/data.pkl") || strcmp(m, "data.pkl") == 0 ||
+	       ends_with(m, "/.format_version") || ends_with(m, "/byteorder");
 }
 
 static int torch_zip(const struct ckpt_probe *p)
@@ -52,7 +59,7 @@ static int npz(const struct ckpt_probe *p)
 {
 	char m[256];
 
-	return zip_first_member(p, m, sizeof m) && ckpt_name_ends(m, ".npy");
+	return zip_first_member(p, m, sizeof m) && ends_with(m, ".npy");
 }
 
 /* torch.save's legacy magic number, 0x1950a86a20f9469cfc6c, as pickle's

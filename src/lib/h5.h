@@ -67,6 +67,11 @@ char *ckpt_h5_storage(const ckpt_file *f, const ckpt_var *v, char *out, size_t s
  * root has, -1 on failure (also when fn fails). */
 int ckpt_h5_root_text(const ckpt_file *f, const char *key, char **text);
 int ckpt_h5_root_number(const ckpt_file *f, const char *key, ckpt_dtype t, void *value);
+/* The memory type of such a number (t: CKPT_I64 or CKPT_F64). */
+static inline hid_t ckpt_h5_number_type(ckpt_dtype t)
+{
+	return t == CKPT_I64 ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE;
+}
 int64_t ckpt_h5_root_strings(const ckpt_file *f, ckpt_string_fn fn, void *user);
 
 /* The order of a flat file's variables (h5order.c): written as a root

@@ -258,7 +258,7 @@ int ckpt_h5_root_number(const ckpt_file *f, const char *key, ckpt_dtype t, void 
 		H5Eclear2(H5E_DEFAULT);
 		return -1;
 	}
-	rc = H5Aread(a, t == CKPT_I64 ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE, value) < 0 ? -1 : 1;
+	rc = H5Aread(a, ckpt_h5_number_type(t), value) < 0 ? -1 : 1;
 	H5Aclose(a);
 	H5Eclear2(H5E_DEFAULT);
 	return rc;

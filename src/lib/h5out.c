@@ -504,8 +504,7 @@ int ckpt_h5out_set_number(struct ckpt_h5out *o, const char *key, ckpt_dtype t,
 	hid_t sp = H5Screate(H5S_SCALAR);
 	hid_t file = t == CKPT_I64 ? H5T_STD_I64LE : H5T_IEEE_F64LE;
 	hid_t a = H5Acreate2(o->fid, key, file, sp, H5P_DEFAULT, H5P_DEFAULT);
-	int rc = a >= 0 && H5Awrite(a, t == CKPT_I64 ? H5T_NATIVE_LLONG : H5T_NATIVE_DOUBLE,
-	                            value) >= 0 ? 0 : -1;
+	int rc = a >= 0 && H5Awrite(a, ckpt_h5_number_type(t), value) >= 0 ? 0 : -1;
 
 	if (a >= 0)
 		H5Aclose(a);

@@ -78,6 +78,7 @@ static void test_named_formats_recognise_their_files(void **state)
 		{"\0\0\0\0", 4, NULL, "m.data-00000-of-00002", &ckpt_format_tf_data},
 		{"\0\0\0\0", 4, NULL, "m.data-00000-of-00002x", NULL},
 		{"\0\0\0\0", 4, NULL, "m/saved_model.pb", &ckpt_format_saved_model},
+		{"\0\0\0\0", 4, NULL, "saved_model.pb", &ckpt_format_saved_model},
 		{"\x08\x07\x12\x07pytorch", 11, NULL, NULL, &ckpt_format_onnx},
 		{"\0\0\0\0", 4, NULL, "model.onnx", &ckpt_format_onnx},
 		{"hello, world", 12, NULL, "notes.txt", NULL},
