@@ -151,15 +151,12 @@ static void scan(const ckpt_file *f, struct row *r)
 	const ckpt_var *v = r->var;
 	ckpt_stats st;
 	ckpt_slab s;
-	double *work = NULL;
 	uint64_t shown = 0;
 	int rc;
 
 	ckpt_stats_init(&st);
 	if (ckpt_slab_open(&s, f, v, CKPT_SLAB_BYTES) < 0)
 		die_lib();
-	if (opt.stats && !(work = malloc(s.cap * sizeof *work)))
-		die("out of memory");
 	while ((rc = ckpt_slab_next(&s)) > 0) {
 		if (opt.values && shown < opt.head) {
 			size_t n = opt.head - shown < s.count ? (size_t)(opt.head - shown)
@@ -172,13 +169,10 @@ static void scan(const ckpt_file *f, struct row *r)
 				print_values_text(v, &s, n);
 			shown += n;
 		}
-		if (opt.stats) {
-			ckpt_to_double(v->dtype, s.buf, work, s.count);
-			ckpt_stats_add(&st, work, s.count);
-			ckpt_stats_add_integers(&st, v->dtype, s.buf, s.count);
-		} else if (shown >= opt.head) {
+		if (opt.stats)
+			ckpt_stats_add_typed(&st, v->dtype, s.buf, s.count);
+		else if (shown >= opt.head)
 			break;
-		}
 		progress_add(s.count * ckpt_dtype_size(v->dtype));
 	}
 	if (rc < 0)
@@ -187,7 +181,6 @@ static void scan(const ckpt_file *f, struct row *r)
 		printf("%s...\n", shown && v->rank > 0 &&
 		       shown % v->dims[v->rank - 1] ? "\n" : "");
 	ckpt_slab_close(&s);
-	free(work);
 	if (opt.stats) {
 		ckpt_stats_summary(&st, &r->text->sum);
 		stat_texts(r);

@@ -8,9 +8,14 @@ only=${2:-}
 top=$(pwd)
 pass=0 fail=0 skip=0
 failed=""
+# how long each binary and case took, slowest first, for keeping CI short
+times="$(cd "$B" && pwd)/test-times${CKPT_VALGRIND:+-valgrind}.txt"
+: >"$times.new"
+now() { date +%s%N | cut -c1-13; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ckpt-tests.XXXXXX") || exit 2
-trap 'rm -rf "$work"' EXIT INT TERM
+trap 'rm -rf "$work"' EXIT
+trap 'exit 2' INT TERM # (through the EXIT trap: a stopped run leaves nothing)
 
 # CKPT_VALGRIND=1: every program run by the CLI cases runs under valgrind's
 # memcheck (through wrappers in place of the programs); any memory error is
@@ -56,8 +61,10 @@ echo "== unit tests"
 for t in "$B"/tests/test_*; do
 	[ -z "${CKPT_VALGRIND:-}" ] && [ -z "$only" ] || break
 	[ -x "$t" ] || continue
+	t0=$(now)
 	out=$("$t" 2>&1)
 	rc=$?
+	echo "$(($(now) - t0)) ${t##*/}" >>"$times.new"
 	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p')
 	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p')
 	p=${p:-0} f=${f:-0}
@@ -76,21 +83,34 @@ echo "== CLI cases"
 fixtures="$work/fixtures"
 mkdir -p "$fixtures" && "$B/tests/mkfixtures" "$fixtures" || {
 	echo "cannot make fixtures"; exit 2; }
+# The cases run CKPT_JOBS at a time (default: one per CPU), the long ones
+# (they call slow_case) first; those that time or signal the programs
+# (serial_case) after the others, one at a time.  The report follows in
+# the cases' order.
+jobs=${CKPT_JOBS:-$(nproc 2>/dev/null || echo 1)}
+: >"$work/parallel"
+: >"$work/serial"
+: >"$work/slow"
 for c in tests/cli/*/*.sh; do
 	[ -f "$c" ] || continue
 	name=${c#tests/cli/}
 	name=${name%.sh}
 	[ -z "$only" ] || case $name in $only) ;; *) continue ;; esac
-	T="$work/case/$name"
-	mkdir -p "$T"
-	guardlog="$work/guard/$(echo "$name" | tr / _).log"
-	out=$(cd "$T" && BIN="$bin" REALBIN="$realbin" FIX="$fixtures" TOP="$top" T="$T" \
-	      CASE="$name" CKPT_GUARD_LOG="$guardlog" sh -c '. "$TOP/tests/cli/lib.sh"; . "$TOP/tests/cli/$CASE.sh"' 2>&1)
-	rc=$?
-	if [ -s "$guardlog" ] && [ "$rc" -ne 77 ]; then
-		out=$(printf '%s\n' "$out"; cat "$guardlog")
-		rc=1
+	if grep -q '^serial_case' "$c"; then
+		echo "$name" >>"$work/serial"
+	elif grep -q '^slow_case' "$c"; then
+		echo "$name" >>"$work/slow"
+	else
+		echo "$name" >>"$work/parallel"
 	fi
+done
+export work bin realbin fixtures top times
+cat "$work/slow" "$work/parallel" | xargs -P "$jobs" -n 1 sh tests/case.sh
+xargs -n 1 sh tests/case.sh <"$work/serial"
+for name in $(LC_ALL=C sort "$work/slow" "$work/parallel" "$work/serial"); do
+	flat=$(echo "$name" | tr / _)
+	rc=$(cat "$work/res/$flat.rc" 2>/dev/null || echo 1)
+	out=$(cat "$work/res/$flat.out" 2>/dev/null || echo "the case did not run")
 	case $rc in
 	0) pass=$((pass + 1)) ;;
 	77) skip=$((skip + 1)); echo "SKIP: $name: $out" ;;
@@ -106,6 +126,7 @@ if [ -n "${CKPT_VALGRIND:-}" ]; then
 		echo "VALGRIND:"; sed 's/^/    /' "$l"
 	done
 fi
+sort -rn "$times.new" >"$times" && rm -f "$times.new"
 [ -z "$failed" ] || echo "failed:$failed"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -1,5 +1,6 @@
 /* combine.c - linear combinations of slabs, exactly rounded. */
 #include "combine.h"
+#include "bf16mean.h"
 #include "err.h"
 #include "vec.h"
 #include "i128.h"
@@ -14,6 +15,7 @@ typedef __int128 i128;
 
 /* Values per block: the working arrays stay in L1 whatever the slab size. */
 #define BLOCK 512
+_Static_assert(BLOCK <= CKPT_BF16_BLOCK, "a block fits bf16mean.c");
 
 static int exact_integer_mean(const ckpt_combine *c)
 {
@@ -606,15 +608,38 @@ static size_t combine_block(const ckpt_combine *c, const void *const *in,
 	return store(c, in, off, hi, out, n);
 }
 
+/* Whether this is the mean of bfloat16 inputs into bfloat16. */
+static int bf16_mean(const ckpt_combine *c)
+{
+	for (size_t k = 0; k < c->nin; k++)
+		if (in_type(c, k) != CKPT_BF16)
+			return 0;
+	return !c->weights && c->out == CKPT_BF16 && c->nin <= CKPT_BF16_MAX_INPUTS;
+}
+
+/* The block at off by bf16mean.c, if it can decide it. */
+static int bf16_block(const ckpt_combine *c, const void *const *in, size_t off, void *out,
+                      size_t n)
+{
+	const uint16_t *at_off[CKPT_BF16_MAX_INPUTS];
+
+	for (size_t k = 0; k < c->nin; k++)
+		at_off[k] = (const uint16_t *)in[k] + off;
+	return ckpt_bf16_mean_block(at_off, c->nin, (uint16_t *)out + off, n);
+}
+
 size_t ckpt_combine_range(const ckpt_combine *c, const void *const *in, void *out,
                           size_t off, size_t n)
 {
 	size_t bad = 0, end = off + n;
-	int narrow_in = narrow_floats(c); /* (once, not per block) */
+	/* (once, not per block) */
+	int narrow_in = narrow_floats(c), bf16 = bf16_mean(c);
 
 	for (; off < end; off += BLOCK) {
 		size_t m = end - off < BLOCK ? end - off : BLOCK;
 
+		if (bf16 && bf16_block(c, in, off, out, m))
+			continue;
 		if (exact_integer_mean(c))
 			mean_exact_block(c, in, off, out, m);
 		else if (integer_mean_to_float(c))

@@ -283,19 +283,33 @@ static inline __attribute__((always_inline)) void redo_nans(const uint16_t *h, d
 			dst[i] = half_decode(h[i], ebits, mbits);
 }
 
+/* The same where the decoding loop found whether there were NaNs. */
+static void redo_found_nans(const uint16_t *h, double *dst, size_t n, int ebits, int mbits)
+{
+	uint32_t inf = ((1u << ebits) - 1) << mbits;
+
+	for (size_t i = 0; i < n; i++)
+		if ((h[i] & 0x7fffu) > inf)
+			dst[i] = half_decode(h[i], ebits, mbits);
+}
+
 /* bfloat16 is the top half of a float32: shifted into place and widened,
  * which vectorises without AVX2. */
 static inline __attribute__((always_inline)) void bf16_to_double(const uint16_t *h, double *dst,
                                                           size_t n)
 {
+	uint32_t nan = 0;
+
 	for (size_t i = 0; i < n; i++) {
 		uint32_t u = (uint32_t)h[i] << 16;
 		float f;
 
 		memcpy(&f, &u, sizeof f);
 		dst[i] = f;
+		nan |= (u & 0x7fffffffu) > 0x7f800000u;
 	}
-	redo_nans(h, dst, n, 8, 7);
+	if (nan)
+		redo_found_nans(h, dst, n, 8, 7);
 }
 
 #if CKPT_HAVE_F16C

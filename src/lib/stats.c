@@ -24,30 +24,65 @@ struct part {
 	double mean, m2, scale, ssq, min, max;
 };
 
-static void reduce_finite(const double *v, size_t n, struct part *p)
+/* The n values of a slab, read in chunks that stay in the first-level
+ * cache: a slab of a narrow type is decoded chunk by chunk, on each pass,
+ * instead of into one array four times its size. */
+#define CHUNK 512
+
+struct values {
+	ckpt_dtype t;
+	const void *buf;
+	size_t n;
+};
+
+/* The values [off, off + m) as doubles: in place, or decoded into tmp. */
+static const double *chunk(const struct values *src, size_t off, size_t m, double *tmp)
 {
-	double sum = 0, c = 0, maxabs = 0, inv, ms, m2 = 0, ssq = 0;
+	if (src->t == CKPT_F64)
+		return (const double *)src->buf + off;
+	ckpt_to_double(src->t, (const char *)src->buf + off * ckpt_dtype_size(src->t), tmp, m);
+	return tmp;
+}
+
+/* for each chunk: v, its m values as doubles (tmp: a double[CHUNK]) */
+#define EACH_CHUNK(src, tmp, v, m)                                                   \
+	for (size_t off_ = 0, m = 0; off_ < (src)->n; off_ += m)                     \
+		for (const double *v = chunk((src), off_,                            \
+		         m = (src)->n - off_ < CHUNK ? (src)->n - off_ : CHUNK, tmp); \
+		     v; v = NULL)
+
+/* (with the counts of NaN, infinite and zero values into s, on the way) */
+static void reduce_finite(ckpt_stats *s, const struct values *src, struct part *p)
+{
+	double sum = 0, c = 0, maxabs = 0, inv, ms, m2 = 0, ssq = 0, tmp[CHUNK];
 	int e, shift, fast;
 
 	memset(p, 0, sizeof *p);
 	p->min = INFINITY;
 	p->max = -INFINITY;
-	for (size_t i = 0; i < n; i++) {
-		double x = v[i], t;
+	EACH_CHUNK(src, tmp, v, m)
+		for (size_t i = 0; i < m; i++) {
+			double x = v[i], t;
 
-		if (!isfinite(x))
-			continue;
-		p->n++;
-		t = sum + x; /* Neumaier's compensated sum */
-		c += fabs(sum) >= fabs(x) ? (sum - t) + x : (x - t) + sum;
-		sum = t;
-		if (x < p->min)
-			p->min = x;
-		if (x > p->max)
-			p->max = x;
-		if (fabs(x) > maxabs)
-			maxabs = fabs(x);
-	}
+			if (!isfinite(x)) {
+				if (isnan(x))
+					s->nan++;
+				else
+					x > 0 ? s->posinf++ : s->neginf++;
+				continue;
+			}
+			s->zeros += x == 0;
+			p->n++;
+			t = sum + x; /* Neumaier's compensated sum */
+			c += fabs(sum) >= fabs(x) ? (sum - t) + x : (x - t) + sum;
+			sum = t;
+			if (x < p->min)
+				p->min = x;
+			if (x > p->max)
+				p->max = x;
+			if (fabs(x) > maxabs)
+				maxabs = fabs(x);
+		}
 	if (!p->n || maxabs == 0) {
 		p->mean = p->n ? sum : 0;
 		return;
@@ -63,28 +98,30 @@ static void reduce_finite(const double *v, size_t n, struct part *p)
 		ms = p->mean * inv;
 	} else {
 		sum = c = 0;
-		for (size_t i = 0; i < n; i++) {
-			double y, t;
+		EACH_CHUNK(src, tmp, v, m)
+			for (size_t i = 0; i < m; i++) {
+				double y, t;
 
-			if (!isfinite(v[i]))
-				continue;
-			y = ldexp(v[i], shift);
-			t = sum + y;
-			c += fabs(sum) >= fabs(y) ? (sum - t) + y : (y - t) + sum;
-			sum = t;
-		}
+				if (!isfinite(v[i]))
+					continue;
+				y = ldexp(v[i], shift);
+				t = sum + y;
+				c += fabs(sum) >= fabs(y) ? (sum - t) + y : (y - t) + sum;
+				sum = t;
+			}
 		ms = (sum + c) / (double)p->n;
 		p->mean = ldexp(ms, -shift);
 	}
-	for (size_t i = 0; i < n; i++) {
-		double y;
+	EACH_CHUNK(src, tmp, v, m)
+		for (size_t i = 0; i < m; i++) {
+			double y;
 
-		if (!isfinite(v[i]))
-			continue;
-		y = fast ? v[i] * inv : ldexp(v[i], shift);
-		m2 += (y - ms) * (y - ms);
-		ssq += y * y;
-	}
+			if (!isfinite(v[i]))
+				continue;
+			y = fast ? v[i] * inv : ldexp(v[i], shift);
+			m2 += (y - ms) * (y - ms);
+			ssq += y * y;
+		}
 	p->m2 = m2;
 	p->ssq = ssq;
 }
@@ -109,22 +146,29 @@ static void merge(ckpt_stats *s, const struct part *p)
 		s->max = p->max;
 }
 
-void ckpt_stats_add(ckpt_stats *s, const double *v, size_t n)
+static void add_values(ckpt_stats *s, const struct values *src)
 {
 	struct part p;
 
-	s->count += n;
-	for (size_t i = 0; i < n; i++) {
-		if (isnan(v[i]))
-			s->nan++;
-		else if (isinf(v[i]))
-			v[i] > 0 ? s->posinf++ : s->neginf++;
-		else if (v[i] == 0)
-			s->zeros++;
-	}
-	reduce_finite(v, n, &p);
+	s->count += src->n;
+	reduce_finite(s, src, &p);
 	if (p.n)
 		merge(s, &p);
+}
+
+void ckpt_stats_add(ckpt_stats *s, const double *v, size_t n)
+{
+	struct values src = {CKPT_F64, v, n};
+
+	add_values(s, &src);
+}
+
+void ckpt_stats_add_typed(ckpt_stats *s, ckpt_dtype t, const void *buf, size_t n)
+{
+	struct values src = {t, buf, n};
+
+	add_values(s, &src);
+	ckpt_stats_add_integers(s, t, buf, n);
 }
 
 #define INT_BLOCK 512

@@ -36,6 +36,11 @@ typedef struct ckpt_summary {
 void ckpt_stats_init(ckpt_stats *s);
 void ckpt_stats_add(ckpt_stats *s, const double *v, size_t n);
 
+/* n values of type t in its memory layout: what ckpt_stats_add() of them
+ * as doubles and then ckpt_stats_add_integers() give, decoded a few at a
+ * time (no copy of the slab as doubles). */
+void ckpt_stats_add_typed(ckpt_stats *s, ckpt_dtype t, const void *buf, size_t n);
+
 /* For an integer type t, n values in its memory layout, after
  * ckpt_stats_add() of the same values as doubles (which round beyond
  * 2^53): min, max and mean exact. */

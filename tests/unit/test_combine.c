@@ -189,6 +189,58 @@ static void narrow_tie_broken_far_below(void **state)
 		assert_true(out[i] == 0x1.000002p-2f);
 }
 
+static uint16_t bf16(double v)
+{
+	return ckpt_double_to_bf16(v);
+}
+
+/* bfloat16 means of three whose single-precision quotient lands on a
+ * halfway point that the exact mean is not on: (3 + 3 2^-8 +- 2^-30) / 3
+ * is just above or below 1 + 2^-8, halfway between 1 and 1 + 2^-7, and
+ * must not go to the even one; the exact ties beside them must. */
+static void bf16_halfway_decided_exactly(void **state)
+{
+	enum { N = 8 };
+	static const double third[N] = {0x1p-30, -0x1p-30, 0, 0x1p-40, -0x1p-40, 0, 0, 0};
+	static const double want[N] = {1 + 0x1p-7, 1, 1, 1 + 0x1p-7, 1, 1, 2, 2};
+	uint16_t a[N], b[N], c[N], out[N];
+	const void *in[3] = {a, b, c};
+
+	(void)state;
+	for (size_t i = 0; i < N; i++) {
+		a[i] = bf16(3), b[i] = bf16(3 * 0x1p-8), c[i] = bf16(third[i]);
+	}
+	/* 6, 7: exact ties (3 + 3 (1 + 2^-7 + 2^-8) ... ) to the even 2 */
+	a[6] = bf16(6), b[6] = bf16(3 * 0x1p-7), c[6] = bf16(0);
+	a[7] = bf16(-6), b[7] = bf16(-3 * 0x1p-7), c[7] = bf16(0);
+	combine(CKPT_BF16, in, 3, NULL, out, N);
+	for (size_t i = 0; i < N; i++)
+		assert_int_equal(out[i], bf16(i == 7 ? -want[i] : want[i]));
+	for (size_t i = 0; i < N; i++) { /* the same, negated */
+		a[i] ^= 0x8000, b[i] ^= 0x8000, c[i] ^= 0x8000;
+	}
+	combine(CKPT_BF16, in, 3, NULL, out, N);
+	for (size_t i = 0; i < N; i++)
+		assert_int_equal(out[i], bf16(i == 7 ? want[i] : -want[i]));
+}
+
+/* bfloat16 blocks that hold a NaN, an infinity, or inputs 2^60 apart:
+ * the general path's answer for the whole block. */
+static void bf16_blocks_the_fast_path_declines(void **state)
+{
+	static uint16_t a[512], b[512], out[512];
+	const void *in[2] = {a, b};
+
+	(void)state;
+	for (size_t i = 0; i < 512; i++)
+		a[i] = bf16(1.5), b[i] = bf16(2.5);
+	a[7] = 0x7fc0, b[9] = 0x7f80, a[11] = bf16(0x1p60), b[11] = bf16(1);
+	combine(CKPT_BF16, in, 2, NULL, out, 512);
+	assert_true((out[7] & 0x7fff) > 0x7f80 && out[9] == 0x7f80);
+	assert_int_equal(out[11], bf16(0x1p59)); /* (2^60 + 1) / 2 */
+	assert_int_equal(out[0], bf16(2));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -200,6 +252,8 @@ int main(void)
 		cmocka_unit_test(weights_and_nan),
 		cmocka_unit_test(narrow_as_float64),
 		cmocka_unit_test(narrow_tie_broken_far_below),
+		cmocka_unit_test(bf16_halfway_decided_exactly),
+		cmocka_unit_test(bf16_blocks_the_fast_path_declines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

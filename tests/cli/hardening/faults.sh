@@ -3,6 +3,7 @@
 # read-only file system is a clear error; a closed pipe ends the program by
 # SIGPIPE (status 141 in the shell, documented in ckpt(7)); a write error on
 # standard output is reported.
+serial_case
 not_under_valgrind
 cd "$T"
 "$BIN/../tests/mkbench" 1 a.h5 0.05 || fail mkbench

@@ -1,6 +1,7 @@
 # Every signal a terminal, shell or batch scheduler sends to end a program
 # (SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGXFSZ, SIGTERM) removes the
 # temporary; the target stays absent.
+serial_case
 not_under_valgrind
 need_h5py
 "$PY" -c '

@@ -1,6 +1,7 @@
 # An input truncated by another program while it is read (a slab read at
 # its offset comes back short): one line naming the file (control bytes
 # escaped), exit 2, no temporary.
+serial_case
 not_under_valgrind
 need_h5py
 "$PY" -c '

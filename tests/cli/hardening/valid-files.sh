@@ -2,6 +2,7 @@
 # two): dense attribute storage holding a variable-length string (HDF5
 # 1.10's object copy crashed on it), groups nested 5000 deep (the walk
 # recursed), a file another program holds open for writing.
+slow_case
 need_h5py
 "$PY" - <<'PY' || fail "cannot make the inputs"
 import h5py, numpy as np

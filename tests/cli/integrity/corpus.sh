@@ -5,6 +5,7 @@
 # every program that writes: the output keeps every name, value, attribute
 # and committed type (same.py, by h5py); ckpt-read lists and ckpt-diff finds
 # each file equal to itself.  tests/guard.sh checks that no input changed.
+slow_case
 need_h5py
 not_under_valgrind
 mkdir c

@@ -1,6 +1,7 @@
 # Every real file under ../shared/testdata/real: ckpt-read agrees with h5py,
 # or both fail on it (unknown datatype classes, unavailable filters, files
 # left open for writing).
+slow_case
 not_under_valgrind
 need_h5py
 need_real

@@ -4,6 +4,7 @@
 # reader of the map finds the whole old set, byte for byte, or the whole
 # new one; a failure is one line, exit 2, nothing new left; a whole run
 # leaves the new set and nothing else (the old set's other shards gone).
+slow_case
 not_under_valgrind
 need_h5py
 . "$TOP/tests/cli/safety/set.lib"

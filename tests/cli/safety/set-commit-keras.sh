@@ -2,6 +2,7 @@
 # shards) is replaced as one commit, like every set (set-commit-hf tells
 # the checks): killed at every step, or with any rename, link, unlink or
 # fsync failing, the old set or the new one, never a mix.
+slow_case
 not_under_valgrind
 need_h5py
 . "$TOP/tests/cli/safety/set.lib"

@@ -3,6 +3,7 @@
 # Files whose variables differ in type go one variable at a time, into
 # the file itself (the output may be the template).
 # The exceptions, and why:
+slow_case
 not_under_valgrind
 need_real
 command -v h5diff >/dev/null || skip "h5diff not installed"
