@@ -36,6 +36,8 @@ ZLIB_CFLAGS    := $(shell $(PKG_CONFIG) --cflags zlib 2>/dev/null)
 ZLIB_LIBS      := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null || echo -lz)
 JANSSON_CFLAGS := $(shell $(PKG_CONFIG) --cflags jansson 2>/dev/null)
 JANSSON_LIBS   := $(shell $(PKG_CONFIG) --libs jansson 2>/dev/null || echo -ljansson)
+SNAPPY_CFLAGS  := $(shell $(PKG_CONFIG) --cflags snappy 2>/dev/null)
+SNAPPY_LIBS    := $(shell $(PKG_CONFIG) --libs snappy 2>/dev/null || echo -lsnappy)
 CMOCKA_CFLAGS  := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS    := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -65,9 +67,9 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 PROG_CFLAGS := -std=c11 -pthread -ffp-contract=off -fno-trapping-math -D_XOPEN_SOURCE=700 \
                $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) -Isrc
 ALL_CFLAGS  := $(PROG_CFLAGS) $(MPI_FLAGS) -DH5_USE_110_API $(HDF5_CFLAGS) $(ARCHIVE_CFLAGS) $(ZLIB_CFLAGS) \
-               $(JANSSON_CFLAGS)
+               $(JANSSON_CFLAGS) $(SNAPPY_CFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
-LIBS     := $(HDF5_LIBS) $(ARCHIVE_LIBS) $(ZLIB_LIBS) $(JANSSON_LIBS) -lm -pthread
+LIBS     := $(HDF5_LIBS) $(ARCHIVE_LIBS) $(ZLIB_LIBS) $(JANSSON_LIBS) $(SNAPPY_LIBS) -lm -pthread
 
 LIB_SRC  := $(sort $(wildcard src/lib/*.c))
 LIB_HDR  := $(sort $(wildcard src/lib/*.h))
@@ -206,7 +208,7 @@ uninstall:
 # The Debian packages the build and the tests need; sudo only when not root.
 # The filter plugins let HDF5 decode LZF, LZ4, BZip2 and Bitshuffle data.
 DEPS := build-essential pkg-config libhdf5-dev libarchive-dev libcmocka-dev \
-        zlib1g-dev libjansson-dev hdf5-plugin-lzf hdf5-filter-plugin python3-h5py python3-numpy \
+        zlib1g-dev libjansson-dev libsnappy-dev hdf5-plugin-lzf hdf5-filter-plugin python3-h5py python3-numpy \
         hdf5-tools valgrind mandoc openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \

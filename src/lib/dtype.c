@@ -270,21 +270,9 @@ uint8_t ckpt_double_to_e5m2(double v)
 #define WIDEN_CASE(tag, T) case tag: WIDEN(T); break;
 
 /* Conversions through float quiet signalling NaNs, which the portable
- * decoder keeps as they are: NaNs are decoded again the portable way. */
-static inline __attribute__((always_inline)) void redo_nans(const uint16_t *h, double *dst,
-                                                     size_t n, int ebits, int mbits)
-{
-	uint32_t inf = ((1u << ebits) - 1) << mbits, nan = 0;
-
-	for (size_t i = 0; i < n; i++) /* (vectorises) */
-		nan |= (h[i] & 0x7fffu) > inf;
-	for (size_t i = 0; nan && i < n; i++)
-		if ((h[i] & 0x7fffu) > inf)
-			dst[i] = half_decode(h[i], ebits, mbits);
-}
-
-/* The same where the decoding loop found whether there were NaNs. */
-static void redo_found_nans(const uint16_t *h, double *dst, size_t n, int ebits, int mbits)
+ * decoder keeps as they are: where the decoding loop saw NaNs, they are
+ * decoded again the portable way. */
+static void redo_nans(const uint16_t *h, double *dst, size_t n, int ebits, int mbits)
 {
 	uint32_t inf = ((1u << ebits) - 1) << mbits;
 
@@ -309,26 +297,31 @@ static inline __attribute__((always_inline)) void bf16_to_double(const uint16_t 
 		nan |= (u & 0x7fffffffu) > 0x7f800000u;
 	}
 	if (nan)
-		redo_found_nans(h, dst, n, 8, 7);
+		redo_nans(h, dst, n, 8, 7);
 }
 
 #if CKPT_HAVE_F16C
 /* float16 to double by the CPU's conversion instruction (F16C), 8 at a
- * time; then NaNs again (see redo_nans): the same bits. */
+ * time; then NaNs again (redo_nans): the same bits. */
 __attribute__((target("avx,f16c")))
 static void f16_to_double_f16c(const uint16_t *h, double *dst, size_t n)
 {
+	const __m128i magnitude = _mm_set1_epi16(0x7fff), inf = _mm_set1_epi16(0x7c00);
+	__m128i nan = _mm_setzero_si128();
 	size_t i = 0;
 
 	for (; i + 8 <= n; i += 8) {
-		__m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(h + i)));
+		__m128i x = _mm_loadu_si128((const __m128i *)(h + i));
+		__m256 f = _mm256_cvtph_ps(x);
 
+		nan = _mm_or_si128(nan, _mm_cmpgt_epi16(_mm_and_si128(x, magnitude), inf));
 		_mm256_storeu_pd(dst + i, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
 		_mm256_storeu_pd(dst + i + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
 	}
-	for (; i < n; i++)
+	if (!_mm_testz_si128(nan, nan))
+		redo_nans(h, dst, i, 5, 10);
+	for (; i < n; i++) /* (exact, NaNs too) */
 		dst[i] = half_decode(h[i], 5, 10);
-	redo_nans(h, dst, n, 5, 10);
 }
 
 static int have_f16c(void)

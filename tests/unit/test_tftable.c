@@ -1,0 +1,208 @@
+/* TensorFlow's table (the .index of a tensor bundle) and the protocol
+ * buffer fields of its entries: the bundles TensorFlow wrote (../shared,
+ * skipped where absent: plain and Snappy-compressed blocks, TF1 and TF2
+ * names), every entry's tensor CRC against the data file; damaged and
+ * truncated tables are errors, never a read out of bounds. */
+#include "unit.h"
+#include "lib/crc32c.h"
+#include "lib/pb.h"
+#include "lib/tftable.h"
+
+#define REAL "../shared/testdata/real/tf/"
+
+static unsigned char *slurp(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*size = (size_t)n;
+	return buf;
+}
+
+struct entries {
+	char keys[16][64];
+	uint64_t dtype[16], offset[16], size[16], crc[16];
+	int n;
+};
+
+static int collect(const char *key, size_t klen, const unsigned char *val, size_t vlen,
+                   void *user)
+{
+	struct entries *e = user;
+	const unsigned char *p = val;
+	struct ckpt_pb_field f;
+	int rc;
+
+	assert_true(e->n < 16 && klen < 64);
+	memcpy(e->keys[e->n], key, klen + 1);
+	e->dtype[e->n] = e->offset[e->n] = e->size[e->n] = e->crc[e->n] = 0;
+	while ((rc = ckpt_pb_next(&p, val + vlen, &f)) > 0) {
+		if (f.number == 1 && f.wire == 0)
+			e->dtype[e->n] = f.value;
+		if (f.number == 4 && f.wire == 0)
+			e->offset[e->n] = f.value;
+		if (f.number == 5 && f.wire == 0)
+			e->size[e->n] = f.value;
+		if (f.number == 6 && f.wire == 5)
+			e->crc[e->n] = f.value;
+	}
+	assert_int_equal(rc, 0);
+	e->n++;
+	return 0;
+}
+
+static void check_bundle(const char *dir, const char *const *keys, int nkeys)
+{
+	char path[256];
+	unsigned char *index, *data;
+	size_t isize, dsize;
+	struct entries e = {0};
+
+	snprintf(path, sizeof path, REAL "%s/variables/variables.index", dir);
+	if (!(index = slurp(path, &isize)))
+		skip();
+	snprintf(path, sizeof path, REAL "%s/variables/variables.data-00000-of-00001", dir);
+	assert_non_null(data = slurp(path, &dsize));
+	assert_true(ckpt_tftable_magic(index + isize - 8));
+	assert_int_equal(ckpt_tftable_each(path, index, isize, collect, &e), 0);
+	assert_int_equal(e.n, nkeys);
+	for (int i = 0; i < nkeys; i++) {
+		assert_string_equal(e.keys[i], keys[i]);
+		if (i == 0) /* the header: no dtype */
+			continue;
+		assert_true(e.offset[i] + e.size[i] <= dsize);
+		if (e.dtype[i] == 1) /* float32: the CRC of the bytes */
+			assert_int_equal(ckpt_crc32c_mask(ckpt_crc32c_extend(0, data + e.offset[i],
+			                                                      e.size[i])), e.crc[i]);
+	}
+	free(index);
+	free(data);
+}
+
+static void tf1_names_plain_blocks(void **state)
+{
+	static const char *const keys[] = {"", "a", "b", "c"};
+
+	(void)state;
+	check_bundle("half_plus_three", keys, 4);
+}
+
+static void tf1_names_snappy_blocks(void **state)
+{
+	static const char *const keys[] = {"", "a", "a2", "b", "c", "c2"};
+
+	(void)state;
+	check_bundle("half_plus_two_cpu", keys, 6);
+}
+
+static void tf2_names_and_object_graph(void **state)
+{
+	static const char *const keys[] = {"", "_CHECKPOINTABLE_OBJECT_GRAPH",
+	                                   "a/.ATTRIBUTES/VARIABLE_VALUE",
+	                                   "b/.ATTRIBUTES/VARIABLE_VALUE",
+	                                   "c/.ATTRIBUTES/VARIABLE_VALUE"};
+
+	(void)state;
+	check_bundle("half_plus_two_tf2", keys, 5);
+}
+
+static int count(const char *key, size_t klen, const unsigned char *val, size_t vlen, void *user)
+{
+	(void)key, (void)klen, (void)val, (void)vlen;
+	++*(int *)user;
+	return 0;
+}
+
+/* Every single-byte change and every truncation of a real index: an
+ * error with a message, or (a change the CRC does not cover, in the
+ * footer's padding) the same walk; never a crash (ASan watches). */
+static void damaged_and_truncated(void **state)
+{
+	static const char *const dirs[] = {"half_plus_three", "half_plus_two_cpu"};
+
+	(void)state;
+	for (int d = 0; d < 2; d++) {
+		char path[256];
+		unsigned char *index, *copy;
+		size_t size;
+
+		snprintf(path, sizeof path, REAL "%s/variables/variables.index", dirs[d]);
+		if (!(index = slurp(path, &size)))
+			skip();
+		for (size_t cut = 0; cut < size; cut++) {
+			int n = 0;
+
+			assert_non_null(copy = malloc(cut ? cut : 1));
+			memcpy(copy, index, cut);
+			assert_int_equal(ckpt_tftable_each("x.index", copy, cut, count, &n), -1);
+			assert_non_null(strstr(ckpt_errmsg(), "x.index: "));
+			free(copy);
+		}
+		for (size_t i = 0; i < size; i++)
+			for (int bit = 0; bit < 8; bit++) {
+				int n = 0, rc;
+
+				index[i] ^= (unsigned char)(1 << bit);
+				rc = ckpt_tftable_each("x.index", index, size, count, &n);
+				index[i] ^= (unsigned char)(1 << bit);
+				assert_true(rc == 0 || rc == -1);
+				if (rc == 0) /* only the footer's padding is not checked */
+					assert_true(i >= size - 48 && i < size - 8);
+			}
+		free(index);
+	}
+}
+
+static void protobuf_fields(void **state)
+{
+	/* 1: varint 150; 2: "ab"; 6: fixed32; 4: varint of 10 bytes */
+	static const unsigned char msg[] = {0x08, 0x96, 0x01, 0x12, 0x02, 'a', 'b', 0x35,
+	                                    1, 2, 3, 4, 0x20, 0xff, 0xff, 0xff, 0xff, 0xff,
+	                                    0xff, 0xff, 0xff, 0xff, 0x01};
+	const unsigned char *p = msg;
+	struct ckpt_pb_field f;
+
+	(void)state;
+	assert_int_equal(ckpt_pb_next(&p, msg + sizeof msg, &f), 1);
+	assert_true(f.number == 1 && f.wire == 0 && f.value == 150);
+	assert_int_equal(ckpt_pb_next(&p, msg + sizeof msg, &f), 1);
+	assert_true(f.number == 2 && f.wire == 2 && f.len == 2 && f.bytes[1] == 'b');
+	assert_int_equal(ckpt_pb_next(&p, msg + sizeof msg, &f), 1);
+	assert_true(f.number == 6 && f.wire == 5 && f.value == 0x04030201u);
+	assert_int_equal(ckpt_pb_next(&p, msg + sizeof msg, &f), 1);
+	assert_true(f.number == 4 && f.value == UINT64_MAX);
+	assert_int_equal(ckpt_pb_next(&p, msg + sizeof msg, &f), 0);
+	for (size_t cut = 1; cut < sizeof msg; cut++) { /* truncated: -1 at some field */
+		int rc;
+
+		p = msg;
+		while ((rc = ckpt_pb_next(&p, msg + cut, &f)) > 0)
+			;
+		assert_int_equal(rc, cut == 3 || cut == 7 || cut == 12 ? 0 : -1);
+	}
+	p = (const unsigned char *)"\x0b"; /* wire type 3 (groups) */
+	assert_int_equal(ckpt_pb_next(&p, p + 1, &f), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(tf1_names_plain_blocks),
+		cmocka_unit_test(tf1_names_snappy_blocks),
+		cmocka_unit_test(tf2_names_and_object_graph),
+		cmocka_unit_test(damaged_and_truncated),
+		cmocka_unit_test(protobuf_fields),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
