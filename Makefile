@@ -244,7 +244,7 @@ FZ        := build-fuzz
 FUZZ_CFLAGS := -std=c11 -pthread -ffp-contract=off -fno-trapping-math -D_XOPEN_SOURCE=700 \
                -DH5_USE_110_API -g -O1 \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-               $(HDF5_CFLAGS) $(ARCHIVE_CFLAGS) $(ZLIB_CFLAGS) $(JANSSON_CFLAGS) -Isrc
+               $(HDF5_CFLAGS) $(ARCHIVE_CFLAGS) $(ZLIB_CFLAGS) $(JANSSON_CFLAGS) $(SNAPPY_CFLAGS) -Isrc
 
 $(FZ)/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(LIB_HDR) src/prog.c src/prog.h
 	@mkdir -p $(@D)

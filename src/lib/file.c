@@ -242,25 +242,6 @@ static ckpt_file *open_stdin(void)
 	return ckpt_open_image("(stdin)", buf, size);
 }
 
-/* A path that cannot be opened; a TensorFlow checkpoint is named by the
- * prefix of its files (model.ckpt for model.ckpt.index), which is no file. */
-static void missing(const char *path)
-{
-	int err = errno;
-	char index[4096], what[4200];
-	struct stat st;
-
-	if (err == ENOENT && snprintf(index, sizeof index, "%s.index", path) < (int)sizeof index &&
-	    stat(index, &st) == 0) {
-		snprintf(what, sizeof what, "no such file, but %s is there: a TensorFlow "
-		         "checkpoint prefix", index);
-		ckpt_sniff_named(path, what);
-	} else {
-		errno = err;
-		ckpt_seterr_errno(path);
-	}
-}
-
 /* Checks HDF5 cannot phrase well: missing, a directory, unreadable, empty,
  * not a checkpoint at all; the format otherwise. */
 static const struct ckpt_format *check_path(const char *path)
@@ -272,7 +253,7 @@ static const struct ckpt_format *check_path(const char *path)
 	const struct ckpt_format *fmt = NULL;
 
 	if (fd < 0)
-		return missing(path), NULL;
+		return ckpt_seterr_errno(path), NULL;
 	if (fstat(fd, &st) < 0)
 		ckpt_seterr_errno(path);
 	else if (S_ISDIR(st.st_mode)) {
@@ -295,18 +276,26 @@ ckpt_file *ckpt_open(const char *path)
 	ckpt_file *f;
 	const struct ckpt_format *fmt;
 	struct stat st;
+	char located[4200];
+	const char *file = path;
+	int rc;
 
 	if (strcmp(path, "-") == 0)
 		return open_stdin();
-	if (!(fmt = check_path(path)) || !(f = ckpt_file_new(path)))
+	/* a TensorFlow checkpoint is named by its prefix or its directory */
+	if ((rc = ckpt_format_locate(path, located, sizeof located)) < 0)
 		return NULL;
-	if ((f->fd = open(path, O_RDONLY)) < 0 || fstat(f->fd, &st) < 0) {
+	if (rc)
+		file = located;
+	if (!(fmt = check_path(file)) || !(f = ckpt_file_new(path)))
+		return NULL;
+	if ((f->fd = open(file, O_RDONLY)) < 0 || fstat(f->fd, &st) < 0) {
 		ckpt_seterr_errno(path);
 		ckpt_close(f);
 		return NULL;
 	}
 	f->size = (uint64_t)st.st_size;
-	return finish_open(f, fmt, fmt->open(f, path));
+	return finish_open(f, fmt, fmt->open(f, file));
 }
 
 void ckpt_forget_structure(ckpt_file *f)

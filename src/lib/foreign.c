@@ -89,11 +89,11 @@ static int tflite(const struct ckpt_probe *p)
 	return starts(p, 4, "TFL3", 4);
 }
 
-/* the footer magic of TensorFlow's table files (a bundle's .index) */
+/* NAME.index that is no table (tfbundle.c reads those that end in the
+ * table's footer) */
 static int tf_index(const struct ckpt_probe *p)
 {
-	return (p->tail && memcmp(p->tail, "\x57\xfb\x80\x8b\x24\x75\x47\xdb", 8) == 0) ||
-	       named(p, ".index");
+	return named(p, ".index");
 }
 
 /* NAME.data-00000-of-00001 */
@@ -132,7 +132,8 @@ NAMED(ckpt_format_npy, npy, "a NumPy .npy array");
 NAMED(ckpt_format_gguf, gguf, "a GGUF model (llama.cpp)");
 NAMED(ckpt_format_tflite, tflite, "a TensorFlow Lite model");
 NAMED(ckpt_format_tf_index, tf_index,
-      "a TensorFlow checkpoint index (NAME.index of a bundle with NAME.data-*)");
+      "named like a TensorFlow checkpoint index, but without the table footer an index "
+      "ends in (truncated?)");
 NAMED(ckpt_format_tf_data, tf_data,
       "a TensorFlow checkpoint data shard (its NAME.index lists what it holds)");
 NAMED(ckpt_format_saved_model, saved_model,

@@ -39,6 +39,10 @@ struct ckpt_format {
 	const char *name;
 	void (*init)(void); /* once, from ckpt_init() (NULL: nothing) */
 	int (*probe)(const struct ckpt_probe *p);
+	/* A checkpoint of the format named by what is no file of it (a
+	 * prefix, a directory): its file's path into out (size bytes): 1, 0
+	 * when path names none, -1 with a message.  NULL: never. */
+	int (*locate)(const char *path, char *out, size_t size);
 	/* Open f (f->fd set, from path; or f->image, path NULL) and list its
 	 * variables: 0, or -1 with a message naming the file. */
 	int (*open)(ckpt_file *f, const char *path);
@@ -117,7 +121,7 @@ struct ckpt_format {
 /* slab_same(): 1, 0, -1 with a message, or this: compare the bytes. */
 #define CKPT_SAME_BYTES 2
 
-extern const struct ckpt_format ckpt_format_hdf5, ckpt_format_safetensors;
+extern const struct ckpt_format ckpt_format_hdf5, ckpt_format_safetensors, ckpt_format_tf;
 /* foreign.c: named only */
 extern const struct ckpt_format ckpt_format_torch_zip, ckpt_format_npz,
 	ckpt_format_torch_legacy, ckpt_format_pickle, ckpt_format_npy, ckpt_format_gguf,
@@ -126,6 +130,10 @@ extern const struct ckpt_format ckpt_format_torch_zip, ckpt_format_npz,
 
 /* Entry i of the table, NULL past the last. */
 const struct ckpt_format *ckpt_format_at(size_t i);
+
+/* The file of a format that path names without being it (locate): 1 with
+ * its path in out, 0, -1 with a message. */
+int ckpt_format_locate(const char *path, char *out, size_t size);
 
 /* The format p is in, of those ckpt reads, or NULL; what p is, of those
  * it only names, or NULL. */

@@ -10,6 +10,7 @@
 static const struct ckpt_format *const formats[] = {
 	&ckpt_format_hdf5,
 	&ckpt_format_safetensors,
+	&ckpt_format_tf,
 	&ckpt_format_torch_zip,
 	&ckpt_format_npz,
 	&ckpt_format_torch_legacy,
@@ -41,6 +42,16 @@ static const struct ckpt_format *find(const struct ckpt_probe *p, int readable)
 		if (!formats[i]->open == !readable && formats[i]->probe(p))
 			return formats[i];
 	return NULL;
+}
+
+int ckpt_format_locate(const char *path, char *out, size_t size)
+{
+	int rc;
+
+	for (size_t i = 0; i < NFORMATS; i++)
+		if (formats[i]->locate && (rc = formats[i]->locate(path, out, size)) != 0)
+			return rc;
+	return 0;
 }
 
 const struct ckpt_format *ckpt_format_of(const struct ckpt_probe *p)

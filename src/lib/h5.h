@@ -24,6 +24,12 @@ struct ckpt_slab_backend {
 	hid_t dset, fspace, mtype;
 };
 
+/* An HDF5 variable's slab's own part. */
+static inline struct ckpt_slab_backend *ckpt_h5_slab(const ckpt_slab *s)
+{
+	return s->backend;
+}
+
 /* An open HDF5 checkpoint: its file, and its largest group's local heap
  * (bytes), which the metadata cache is sized by. */
 struct ckpt_h5file {

@@ -377,7 +377,7 @@ static int copy_values(const ckpt_file *src, const ckpt_var *v, hid_t dd)
 		return -1;
 	while ((rc = ckpt_slab_next(&s)) > 0) {
 		ckpt_slab_region(&s, &r);
-		if (ckpt_h5_region_write(&r, dd, s.backend->mtype, s.buf, H5P_DEFAULT) < 0) {
+		if (ckpt_h5_region_write(&r, dd, ckpt_h5_slab(&s)->mtype, s.buf, H5P_DEFAULT) < 0) {
 			rc = -2; /* the output's */
 			break;
 		}

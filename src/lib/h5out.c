@@ -479,7 +479,7 @@ struct ckpt_h5var *ckpt_h5var_open(struct ckpt_h5out *o, const char *name, ckpt_
 {
 	struct ckpt_h5var *w = h5var_open(o, name);
 
-	if (w && like && like->backend && (w->memtype = H5Tcopy(like->backend->mtype)) < 0) {
+	if (w && like && like->backend && (w->memtype = H5Tcopy(ckpt_h5_slab(like)->mtype)) < 0) {
 		ckpt_seterr_h5("%s: cannot copy the type of its values", w->what);
 		ckpt_h5var_close(w);
 		return NULL;

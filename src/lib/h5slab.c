@@ -90,14 +90,14 @@ static void check_in_place(ckpt_slab *s, hid_t dcpl)
 	    H5Pget_layout(dcpl) != H5D_CONTIGUOUS || H5Pget_nfilters(dcpl) != 0 ||
 	    H5Pget_external_count(dcpl) != 0)
 		return;
-	if ((addr = H5Dget_offset(s->backend->dset)) == HADDR_UNDEF ||
+	if ((addr = H5Dget_offset(ckpt_h5_slab(s)->dset)) == HADDR_UNDEF ||
 	    addr % ckpt_dtype_size(s->var->dtype) != 0 ||
-	    H5Dget_storage_size(s->backend->dset) != s->var->nbytes ||
+	    H5Dget_storage_size(ckpt_h5_slab(s)->dset) != s->var->nbytes ||
 	    addr > f->size || s->var->nbytes > f->size - addr)
 		return;
-	if ((ft = H5Dget_type(s->backend->dset)) < 0)
+	if ((ft = H5Dget_type(ckpt_h5_slab(s)->dset)) < 0)
 		return;
-	same = H5Tequal(ft, s->backend->mtype) > 0;
+	same = H5Tequal(ft, ckpt_h5_slab(s)->mtype) > 0;
 	H5Tclose(ft);
 	if (same) {
 		s->in_place = 1;
@@ -174,7 +174,7 @@ int ckpt_h5_cursor_open(ckpt_cursor *c, hid_t dset, const ckpt_var *v, size_t el
 
 static int claims_too_much(const ckpt_slab *s)
 {
-	uint64_t stored = H5Dget_storage_size(s->backend->dset), n = s->var->nbytes;
+	uint64_t stored = H5Dget_storage_size(ckpt_h5_slab(s)->dset), n = s->var->nbytes;
 
 	if (n < CLAIM_MIN || (stored && n / stored <= CLAIM_RATIO))
 		return 0;
@@ -259,13 +259,13 @@ int ckpt_h5_slab_read(ckpt_slab *s, void *buf, const ckpt_region *r)
 	hid_t mspace;
 	herr_t rc;
 
-	ckpt_h5_select(s->backend->fspace, r);
+	ckpt_h5_select(ckpt_h5_slab(s)->fspace, r);
 	mspace = H5Screate_simple(1, &n, NULL);
-	rc = H5Dread(s->backend->dset, s->backend->mtype, mspace, s->backend->fspace,
+	rc = H5Dread(ckpt_h5_slab(s)->dset, ckpt_h5_slab(s)->mtype, mspace, ckpt_h5_slab(s)->fspace,
 	             H5P_DEFAULT, buf);
 	if (rc < 0) { /* before H5Sclose clears HDF5's error stack */
 		ckpt_seterr_h5("%s: variable '%s': read error", s->file->name, s->var->name);
-		check_filters(s->file, s->var, s->backend->dset);
+		check_filters(s->file, s->var, ckpt_h5_slab(s)->dset);
 	}
 	H5Sclose(mspace);
 	return rc < 0 ? -1 : 0;
@@ -279,11 +279,11 @@ void ckpt_h5_slab_release(ckpt_slab *s, void *buf, size_t n)
 
 	/* variable-length strings are class STRING, not VLEN, for HDF5 */
 	if (!buf || !n || s->var->dtype != CKPT_OTHER || !s->backend ||
-	    (H5Tdetect_class(s->backend->mtype, H5T_VLEN) <= 0 &&
-	     H5Tdetect_class(s->backend->mtype, H5T_STRING) <= 0))
+	    (H5Tdetect_class(ckpt_h5_slab(s)->mtype, H5T_VLEN) <= 0 &&
+	     H5Tdetect_class(ckpt_h5_slab(s)->mtype, H5T_STRING) <= 0))
 		return;
 	ms = H5Screate_simple(1, &count, NULL);
-	H5Dvlen_reclaim(s->backend->mtype, ms, H5P_DEFAULT, buf);
+	H5Dvlen_reclaim(ckpt_h5_slab(s)->mtype, ms, H5P_DEFAULT, buf);
 	H5Sclose(ms);
 	memset(buf, 0, n * s->elsize);
 }
@@ -306,7 +306,7 @@ void ckpt_h5_slab_close(ckpt_slab *s)
 
 int ckpt_h5_slab_same(const ckpt_slab *a, const ckpt_slab *b)
 {
-	hid_t t = a->backend->mtype;
+	hid_t t = ckpt_h5_slab(a)->mtype;
 	int same;
 
 	if (!ckpt_type_has_refs(t) && H5Tis_variable_str(t) <= 0 &&

@@ -223,6 +223,7 @@ static int copy_flat(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, voi
 {
 	int rc = with_metadata ? copy_metadata(src, o) : 0;
 	const char **names = malloc((src->nvars + 1) * sizeof *names);
+	struct left_out left = {0};
 	size_t n = 0;
 
 	if (!names)
@@ -231,12 +232,18 @@ static int copy_flat(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, voi
 		const ckpt_var *v = &src->vars[i];
 		ckpt_copy_spec spec = {CKPT_OTHER, 0};
 		ckpt_copy_action act = decide(v, &spec, user);
+		ckpt_dtype t = act == CKPT_COPY_EMPTY && spec.dtype != CKPT_OTHER ? spec.dtype
+		                                                                 : v->dtype;
 
 		if (act == CKPT_COPY_SKIP)
 			continue;
+		if (t == CKPT_OTHER) { /* (a TensorFlow string tensor: said once) */
+			if (!left.vars++)
+				left.var = v->name;
+			continue;
+		}
 		names[n++] = v->name;
-		rc = create_from(src, v, act == CKPT_COPY_EMPTY && spec.dtype != CKPT_OTHER ?
-		                 spec.dtype : v->dtype, o, v->name);
+		rc = create_from(src, v, t, o, v->name);
 		if (rc == 0 && act == CKPT_COPY_WHOLE)
 			rc = copy_values(src, v, o, v->name);
 	}
@@ -244,6 +251,8 @@ static int copy_flat(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, voi
 	if (rc == 0 && with_metadata && o->nfiles <= 1 && o->fmt->write_order &&
 	    o->fmt->write_order(o->files[0], names, n) < 0)
 		rc = ckpt_seterr("%s: %s", ckpt_out_name(o), ckpt_errmsg());
+	if (rc == 0 && left.vars)
+		warn_left_out(src, o, &left);
 	free(names);
 	return rc;
 }

@@ -53,7 +53,8 @@ typedef struct ckpt_slab {
 	/* private */
 	const ckpt_file *file;
 	const ckpt_var *var;
-	struct ckpt_slab_backend *backend; /* the format's open variable */
+	void *backend;      /* the format's open variable (HDF5: struct
+	                     * ckpt_slab_backend) */
 	size_t cap;         /* elements buf holds */
 	ckpt_cursor at;     /* the slabs */
 	ckpt_region last;   /* the slab read last */

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define READS "ckpt reads HDF5 (h5py, Keras), .keras archives and safetensors"
+#define READS "ckpt reads HDF5 (h5py, Keras), .keras archives, safetensors and TensorFlow bundles"
 
 const char *ckpt_sniff_members(const char *const *names, size_t n)
 {

@@ -64,13 +64,13 @@ need_h5py() {
 	skip "python3 with h5py and numpy not installed"
 }
 
-# Cases that run for minutes under valgrind (many real files, timing).
 # A case that times or signals the programs begins with this line:
 # tests/run.sh runs it alone, after the others (which run side by side).
 serial_case() { :; }
 # A case of minutes begins with this one: tests/run.sh starts it first.
 slow_case() { :; }
 
+# Cases that run for minutes under valgrind (many real files, timing).
 not_under_valgrind() {
 	[ -z "${CKPT_VALGRIND:-}" ] || skip "too slow under valgrind (run without VALGRIND=1)"
 }

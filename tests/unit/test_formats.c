@@ -47,7 +47,7 @@ static void test_every_entry_is_whole(void **state)
 			assert_null(f->var_open);
 		}
 	}
-	assert_int_equal(readers, 2);
+	assert_int_equal(readers, 3);
 	assert_int_equal(writers, 2);
 	assert_true(n > readers);
 }
@@ -73,7 +73,6 @@ static void test_named_formats_recognise_their_files(void **state)
 		{"\x93NUMPY\x01\x00", 8, NULL, NULL, &ckpt_format_npy},
 		{"GGUF\x03\0\0\0", 8, NULL, NULL, &ckpt_format_gguf},
 		{"\x1c\0\0\0TFL3", 8, NULL, NULL, &ckpt_format_tflite},
-		{"\0\0\0\0", 4, "\x57\xfb\x80\x8b\x24\x75\x47\xdb", NULL, &ckpt_format_tf_index},
 		{"\0\0\0\0", 4, NULL, "run/model.ckpt.index", &ckpt_format_tf_index},
 		{"\0\0\0\0", 4, NULL, "m.data-00000-of-00002", &ckpt_format_tf_data},
 		{"\0\0\0\0", 4, NULL, "m.data-00000-of-00002x", NULL},
@@ -100,6 +99,18 @@ static void test_named_formats_recognise_their_files(void **state)
 	}
 }
 
+/* A TensorFlow index is read: the table's footer magic in its last bytes. */
+static void test_tensorflow_index_is_read(void **state)
+{
+	(void)state;
+	static const unsigned char magic[8] = {0x57, 0xfb, 0x80, 0x8b, 0x24, 0x75, 0x47, 0xdb};
+	struct ckpt_probe p = {(const unsigned char *)"\0\0\0\0", 4, -1, NULL, 48, magic, NULL};
+
+	assert_ptr_equal(ckpt_format_of(&p), &ckpt_format_tf);
+	p.size = 47; /* no room for a footer */
+	assert_null(ckpt_format_of(&p));
+}
+
 static void test_output_names_choose_the_format(void **state)
 {
 	(void)state;
@@ -116,6 +127,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_entry_is_whole),
 		cmocka_unit_test(test_named_formats_recognise_their_files),
+		cmocka_unit_test(test_tensorflow_index_is_read),
 		cmocka_unit_test(test_output_names_choose_the_format),
 	};
 

@@ -61,6 +61,27 @@ static int collect(const char *key, size_t klen, const unsigned char *val, size_
 	return 0;
 }
 
+/* A scalar string tensor as TensorFlow encodes it: the length as a
+ * varint, the masked CRC of the length as 4 bytes (uint32), the bytes; the
+ * entry's CRC runs over the length as uint32, that CRC's 4 bytes, and the
+ * string. */
+static void check_string(const unsigned char *p, uint64_t size, uint32_t entry_crc)
+{
+	const unsigned char *q = p;
+	uint64_t len;
+	uint32_t len32, crc, stored;
+
+	assert_int_equal(ckpt_pb_varint(&q, p + size, &len), 0);
+	assert_int_equal((uint64_t)(q - p) + 4 + len, size);
+	len32 = (uint32_t)len;
+	crc = ckpt_crc32c_extend(0, &len32, 4);
+	memcpy(&stored, q, 4);
+	assert_int_equal(stored, ckpt_crc32c_mask(crc));
+	crc = ckpt_crc32c_extend(crc, q, 4);
+	crc = ckpt_crc32c_extend(crc, q + 4, len);
+	assert_int_equal(ckpt_crc32c_mask(crc), entry_crc);
+}
+
 static void check_bundle(const char *dir, const char *const *keys, int nkeys)
 {
 	char path[256];
@@ -84,6 +105,8 @@ static void check_bundle(const char *dir, const char *const *keys, int nkeys)
 		if (e.dtype[i] == 1) /* float32: the CRC of the bytes */
 			assert_int_equal(ckpt_crc32c_mask(ckpt_crc32c_extend(0, data + e.offset[i],
 			                                                      e.size[i])), e.crc[i]);
+		if (e.dtype[i] == 7) /* a scalar string: length, its CRC, bytes */
+			check_string(data + e.offset[i], e.size[i], (uint32_t)e.crc[i]);
 	}
 	free(index);
 	free(data);
