@@ -22,7 +22,7 @@ int ckpt_pb_varint(const unsigned char **p, const unsigned char *end, uint64_t *
 	return -1;
 }
 
-static uint64_t little_endian(const unsigned char *p, int n)
+uint64_t ckpt_pb_le(const unsigned char *p, int n)
 {
 	uint64_t v = 0;
 
@@ -51,7 +51,7 @@ int ckpt_pb_next(const unsigned char **p, const unsigned char *end, struct ckpt_
 
 		if (end - *p < n)
 			return -1;
-		f->value = little_endian(*p, n);
+		f->value = ckpt_pb_le(*p, n);
 		*p += n;
 		return 1;
 	}

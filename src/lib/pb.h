@@ -15,6 +15,10 @@ struct ckpt_pb_field {
 	size_t len;
 };
 
+/* The n-byte little-endian number at p (n <= 8): fixed32 and fixed64
+ * fields, and the fixed-width numbers of the formats around them. */
+uint64_t ckpt_pb_le(const unsigned char *p, int n);
+
 /* A varint from [*p, end), *p moved past it: 0, or -1 when it runs past
  * end or beyond 10 bytes. */
 int ckpt_pb_varint(const unsigned char **p, const unsigned char *end, uint64_t *v);

@@ -13,12 +13,12 @@
 
 static uint32_t le32(const unsigned char *p)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	return (uint32_t)ckpt_pb_le(p, 4);
 }
 
 int ckpt_tftable_magic(const unsigned char *tail)
 {
-	return ((uint64_t)le32(tail + 4) << 32 | le32(tail)) == CKPT_TFTABLE_MAGIC;
+	return ckpt_pb_le(tail, 8) == CKPT_TFTABLE_MAGIC;
 }
 
 struct handle {
