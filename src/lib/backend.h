@@ -31,4 +31,8 @@ int ckpt_file_text(const ckpt_file *f, const char *key, char **text);
  * 1 with *value set, 0 when there is none or it is no number, -1. */
 int ckpt_file_number(const ckpt_file *f, const char *key, ckpt_dtype t, void *value);
 
+/* n bytes of fd at off into buf, through short reads: n, fewer when the
+ * file ends first, or -1 with errno set (no message). */
+ptrdiff_t ckpt_pread_full(int fd, void *buf, size_t n, uint64_t off);
+
 #endif

@@ -204,6 +204,22 @@ static ckpt_file *finish_open(ckpt_file *f, const struct ckpt_format *fmt, int o
 	return f;
 }
 
+ptrdiff_t ckpt_pread_full(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (ptrdiff_t)got;
+}
+
 ckpt_file *ckpt_open_image(const char *name, void *image, size_t size)
 {
 	ckpt_file *f = ckpt_file_new(name);

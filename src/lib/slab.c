@@ -106,21 +106,18 @@ static void free_bufs(ckpt_slab *s)
 static int read_in_place(ckpt_slab *s, size_t n)
 {
 	uint64_t off = s->addr + (s->start + s->count) * s->elsize;
-	size_t len = n * s->elsize, got = 0;
-	ssize_t k;
+	size_t len = n * s->elsize;
+	ptrdiff_t got;
 
 	if (s->file->image) {
 		s->buf = (const char *)s->file->image + off;
 		return 0;
 	}
-	for (; got < len; got += (size_t)k)
-		if ((k = pread(s->file->fd, (char *)s->mem[s->cur] + got, len - got,
-		               (off_t)(off + got))) <= 0) {
-			if (k < 0)
-				return ckpt_seterr_errno(s->file->name);
-			return ckpt_seterr("%s: the file shrank while being read (changed by another "
-			                   "program?)", s->file->name);
-		}
+	if ((got = ckpt_pread_full(s->file->fd, s->mem[s->cur], len, off)) < 0)
+		return ckpt_seterr_errno(s->file->name);
+	if ((size_t)got < len)
+		return ckpt_seterr("%s: the file shrank while being read (changed by another "
+		                   "program?)", s->file->name);
 	s->buf = s->mem[s->cur];
 	return 0;
 }

@@ -66,14 +66,11 @@ static int read_at(const ckpt_file *f, void *buf, size_t n, uint64_t off)
 		memcpy(buf, (const char *)f->image + off, n);
 		return 0;
 	}
-	for (size_t got = 0; got < n;) {
-		ssize_t r = pread(f->fd, (char *)buf + got, n - got, (off_t)(off + got));
+	ptrdiff_t got = ckpt_pread_full(f->fd, buf, n, off);
 
-		if (r <= 0)
-			return r == 0 ? ckpt_seterr("%s: truncated", f->name) : ckpt_seterr_errno(f->name);
-		got += (size_t)r;
-	}
-	return 0;
+	if (got < 0)
+		return ckpt_seterr_errno(f->name);
+	return (size_t)got < n ? ckpt_seterr("%s: truncated", f->name) : 0;
 }
 
 struct tensor {

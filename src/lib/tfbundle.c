@@ -279,8 +279,7 @@ static int open_shards(ckpt_file *f, struct bundle *b)
 
 static int read_index(ckpt_file *f, unsigned char **image)
 {
-	size_t got = 0;
-	ssize_t k;
+	ptrdiff_t got;
 
 	if (f->image) {
 		*image = f->image;
@@ -290,11 +289,10 @@ static int read_index(ckpt_file *f, unsigned char **image)
 		return ckpt_seterr("%s: a TensorFlow index of over 1 GiB", f->name);
 	if (!(*image = malloc(f->size ? (size_t)f->size : 1)))
 		return ckpt_seterr("%s: out of memory", f->name);
-	for (; got < f->size; got += (size_t)k)
-		if ((k = pread(f->fd, *image + got, (size_t)f->size - got, (off_t)got)) <= 0)
-			return k < 0 ? ckpt_seterr_errno(f->name)
-			             : ckpt_seterr("%s: the file shrank while being read", f->name);
-	return 0;
+	if ((got = ckpt_pread_full(f->fd, *image, (size_t)f->size, 0)) < 0)
+		return ckpt_seterr_errno(f->name);
+	return (uint64_t)got < f->size ? ckpt_seterr("%s: the file shrank while being read",
+	                                             f->name) : 0;
 }
 
 static int tf_open(ckpt_file *f, const char *path)
@@ -488,19 +486,17 @@ static int slab_read(ckpt_slab *s, void *buf, const ckpt_region *r)
 	const struct where *w = &b->at[v - s->file->vars];
 	struct tfslab *t = s->backend;
 	uint64_t index = 0, at;
-	size_t n = r->n * s->elsize, got = 0;
-	ssize_t k;
+	size_t n = r->n * s->elsize;
+	ptrdiff_t got;
 
 	for (int i = 0; i < r->rank; i++)
 		index = index * v->dims[i] + r->start[i];
 	at = index * s->elsize;
-	for (; got < n; got += (size_t)k)
-		if ((k = pread(b->fd[w->shard], (char *)buf + got, n - got,
-		               (off_t)(w->offset + at + got))) <= 0)
-			return k < 0 ? ckpt_seterr_errno(s->file->name)
-			             : ckpt_seterr("%s: data shard %" PRIu32 " shrank while being read "
-			                           "(changed by another program?)", s->file->name,
-			                           w->shard);
+	if ((got = ckpt_pread_full(b->fd[w->shard], buf, n, w->offset + at)) < 0)
+		return ckpt_seterr_errno(s->file->name);
+	if ((size_t)got < n)
+		return ckpt_seterr("%s: data shard %" PRIu32 " shrank while being read (changed by "
+		                   "another program?)", s->file->name, w->shard);
 	if (at == 0)
 		t->crc = 0, t->next = 0;
 	if (at == t->next) {
