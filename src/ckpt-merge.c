@@ -31,8 +31,9 @@ static void usage(void)
 	       "  --strict           a SOURCE variable BASE lacks is an error\n"
 	       "  --add              add SOURCE variables BASE lacks (with their groups)\n"
 	       "  -n, --dry-run      print the plan (TSV), write nothing\n"
-	       "  --split K          write INPUT as K shards, PATTERN with a %%d, or as a\n"
-	       "                     Hugging Face set: -o NAME.safetensors.index.json\n"
+	       "  --split K          write INPUT as K shards, PATTERN with a %%d, as a\n"
+	       "                     Hugging Face set: -o NAME.safetensors.index.json, or\n"
+	       "                     a TensorFlow bundle of K data shards: -o PREFIX.index\n"
 	       "  --by MODE          shard round-robin (default) or by size\n"
 	       "  --join             reassemble the SHARDs\n"
 	       "  -q, --quiet        no summary, no warnings\n"
@@ -138,7 +139,7 @@ static void parse_options(int argc, char **argv)
 		usage_error("--split takes one INPUT");
 	if (opt.split && opt.out && !split_names_set(opt.out) && !one_number(opt.out))
 		usage_error("-o PATTERN needs exactly one %%d (and %%%% for a %%), or is "
-		            "NAME.safetensors.index.json");
+		            "NAME.safetensors.index.json or PREFIX.index");
 	if (opt.join && optind >= argc)
 		usage_error("no SHARD given");
 	if (!modes && argc - optind < 2)

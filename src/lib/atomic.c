@@ -324,6 +324,22 @@ int ckpt_write_all(int fd, const void *buf, size_t n, const char *what)
 	return 0;
 }
 
+int ckpt_pwrite_all(int fd, const void *buf, size_t n, uint64_t off, const char *what)
+{
+	const char *p = buf;
+
+	while (n > 0) {
+		ssize_t w = pwrite(fd, p, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return ckpt_seterr("%s: write error: %s", what, strerror(errno));
+		p += w, n -= (size_t)w, off += (uint64_t)w;
+	}
+	return 0;
+}
+
 /* The finished temporary into standard output or a stream target. */
 static int copy_out(const struct ckpt_temp *t)
 {

@@ -97,10 +97,18 @@ struct ckpt_format {
 	void *(*out_share)(void *w);
 	/* A format that declares a variable with where its values come from
 	 * (copied whole from variable sv of src when src is not NULL; t is
-	 * like's type then); which variables it can hold (NULL: all). */
+	 * like's type then); which variables it can hold, from src (NULL:
+	 * all). */
 	int (*out_declare_from)(void *w, const char *name, const ckpt_var *like, ckpt_dtype t,
 	                        const ckpt_file *src, const ckpt_var *sv);
-	int (*storable)(const ckpt_var *v);
+	int (*storable)(const ckpt_file *src, const ckpt_var *v);
+	/* A file that spreads its values over k files of its own (a bundle's
+	 * data shards): variable i of in (or one of its name) into file
+	 * owner[i], those in does not have into the last; and the name of
+	 * file s of k for an output named target.  NULL: a split is a set of
+	 * files of the format. */
+	int (*out_split)(void *w, size_t k, const ckpt_file *in, const size_t *owner);
+	char *(*split_name)(const char *target, size_t s, size_t k);
 	/* From a file src of the same format, without reading values (NULL:
 	 * through values): its structure (groups, attributes, the variables
 	 * decide keeps), one variable; and a flat file's order of variables.

@@ -1,4 +1,5 @@
-/* out.c - an output checkpoint: one HDF5 or safetensors file, or - when
+/* out.c - an output checkpoint: one file of a format (HDF5, safetensors, a
+ * TensorFlow bundle's pair), or - when
  * its name asks for it and its base has it - the container its base came
  * in: a .keras archive around the new weights, or a set of shards with the
  * base's assignment of variables to shards (outset.c commits those).
@@ -64,6 +65,7 @@ static void out_free(ckpt_out *o)
 		free(o->names[k]);
 	free(o->names);
 	free(o->stem);
+	free(o->text_left);
 	ckpt_temp_release(&o->t);
 	free(o);
 }
@@ -122,22 +124,32 @@ static int put_text_into(const char *key, const char *value, size_t len, void *u
 	return t->fmt->out_set_text(t->file, key, value, len);
 }
 
+static int count_text(const char *key, const char *value, size_t len, void *user)
+{
+	(void)key, (void)value, (void)len;
+	++*(uint64_t *)user;
+	return 0;
+}
+
 static int keep_texts(ckpt_out *o, size_t k)
 {
 	size_t n = 0;
 	ckpt_file *const *parts = o->like ? ckpt_parts(o->like, &n) : NULL;
 	const ckpt_file *like = parts ? parts[k < n ? k : n - 1] : o->like;
 	struct text_into into = {o->fmt, o->files[k]};
+	/* a format without texts: all left out, counted */
+	ckpt_string_fn put = o->fmt->out_set_text ? put_text_into : count_text;
+	void *user = o->fmt->out_set_text ? (void *)&into : &o->root_attrs_left;
 	int64_t others;
 
 	if (!like || o->fmt->copy_structure)
 		return 0;
 	if (parts && o->kind != CKPT_SAFETENSORS_SHARDS &&
 	    o->like->container->kind == CKPT_SAFETENSORS_SHARDS)
-		return ckpt_out_set_metadata(o, o->like, put_text_into, &into);
-	if ((others = ckpt_file_fmt(like)->texts(like, put_text_into, &into)) < 0)
+		return ckpt_out_set_metadata(o, o->like, put, user);
+	if ((others = ckpt_file_fmt(like)->texts(like, put, user)) < 0)
 		return -1;
-	o->root_attrs_left = (uint64_t)others;
+	o->root_attrs_left += (uint64_t)others;
 	return 0;
 }
 
@@ -194,7 +206,7 @@ ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like)
 	if (o && ckpt_par_on() &&
 	    (o->kind != CKPT_BARE || strcmp(target, "-") == 0 || !o->fmt->out_share)) {
 		ckpt_seterr("%s: under MPI the output is an HDF5 file (not standard output, "
-		            "safetensors or a Keras container)", target);
+		            "safetensors, a TensorFlow bundle or a Keras container)", target);
 		out_free(o);
 		return NULL;
 	}
@@ -209,7 +221,17 @@ ckpt_out *ckpt_out_open_split(const char *target, int force, const ckpt_file *in
                               const size_t *owner)
 {
 	ckpt_out *o;
+	const struct ckpt_format *fmt = ckpt_format_for_output(target, NULL);
 
+	if (fmt->out_split) { /* one file, its parts its own */
+		if ((o = out_new(target, CKPT_BARE, in)) &&
+		    (open_files(o, target, force) < 0 ||
+		     fmt->out_split(o->files[0], k, in, owner) < 0)) {
+			out_free(o);
+			return NULL;
+		}
+		return o;
+	}
 	if (!ckpt_name_ends(target, CKPT_ST_INDEX_SUFFIX)) {
 		ckpt_seterr("%s: a new set of shards is named NAME%s", target, CKPT_ST_INDEX_SUFFIX);
 		return NULL;
@@ -238,9 +260,30 @@ static int commit_archive(ckpt_out *o)
 	return rc == 0 ? ckpt_temp_commit(&o->t) : -1;
 }
 
+/* The texts a program gave that the output's format has no place for:
+ * counted, and named in one warning at the commit. */
+static int leave_text_out(ckpt_out *o, const char *key)
+{
+	if (!o->text_left && !(o->text_left = strdup(key)))
+		return ckpt_seterr("out of memory");
+	o->texts_left++;
+	return 0;
+}
+
+static void warn_texts_left(const ckpt_out *o)
+{
+	if (o->texts_left)
+		ckpt_warnf("%s: left out what %s cannot hold: %zu text%s (%s%s%s%s)", ckpt_out_name(o),
+		           o->fmt->name, o->texts_left, o->texts_left == 1 ? "" : "s",
+		           o->text_left ? "'" : "", o->text_left ? o->text_left : "",
+		           o->text_left ? "'" : "", o->texts_left > 1 ? ", ..." : "");
+}
+
 int ckpt_out_commit(ckpt_out *o)
 {
 	int rc;
+
+	warn_texts_left(o);
 
 	switch (o->kind) {
 	case CKPT_KERAS_ARCHIVE:
@@ -338,6 +381,8 @@ static size_t text_files(const ckpt_out *o)
 
 int ckpt_out_set_bytes(ckpt_out *o, const char *key, const char *text, size_t len)
 {
+	if (!o->fmt->out_set_text)
+		return leave_text_out(o, key);
 	for (size_t k = 0; k < text_files(o); k++)
 		if (o->fmt->out_set_text(o->files[k], key, text, len) < 0)
 			return -1;
@@ -359,6 +404,14 @@ int ckpt_out_set_number(ckpt_out *o, const char *key, ckpt_dtype t, const void *
 
 void ckpt_out_unset_text(ckpt_out *o, const char *key)
 {
+	if (!o->fmt->out_set_text) {
+		if (o->text_left && strcmp(o->text_left, key) == 0) {
+			o->texts_left--;
+			free(o->text_left);
+			o->text_left = NULL;
+		}
+		return;
+	}
 	for (size_t k = 0; k < text_files(o); k++)
 		o->fmt->out_unset_text(o->files[k], key);
 }

@@ -139,7 +139,7 @@ static int copy_declaring(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide
 
 		if (act == CKPT_COPY_SKIP)
 			continue;
-		if (t == v->dtype && o->fmt->storable && !o->fmt->storable(v)) {
+		if (t == v->dtype && o->fmt->storable && !o->fmt->storable(src, v)) {
 			if (!left.vars++)
 				left.var = v->name;
 			continue;

@@ -20,7 +20,10 @@ struct ckpt_out {
 	void **files;              /* the files it writes: one, or a shard each */
 	size_t nfiles;
 	const ckpt_file *like;
-	uint64_t root_attrs_left;  /* text metadata from HDF5: not strings */
+	uint64_t root_attrs_left;  /* text metadata from HDF5: not strings; all
+	                            * of a file's for a format without texts */
+	size_t texts_left;         /* texts given that the format has no place for, */
+	char *text_left;           /* the first of them */
 	uint64_t total;            /* a Keras set: bytes of values */
 	const size_t *owner;       /* a new set: each variable's shard, */
 	size_t nshards;            /* of this many */

@@ -37,9 +37,12 @@ char *ckpt_out_set_path(ckpt_out *o, const char *target, const char *suffix)
 
 char *ckpt_out_shard_name(const char *target, size_t s, size_t k)
 {
+	const struct ckpt_format *fmt = ckpt_format_for_output(target, NULL);
 	size_t stem = strlen(target), size;
 	char *name;
 
+	if (fmt->split_name)
+		return fmt->split_name(target, s, k);
 	if (ckpt_name_ends(target, CKPT_ST_INDEX_SUFFIX))
 		stem -= strlen(CKPT_ST_INDEX_SUFFIX);
 	if ((name = malloc(size = stem + 64)))

@@ -1,6 +1,7 @@
 /* pb.h - (internal to libckpt) protocol buffers' wire format, as far as
  * the few messages ckpt reads and writes need it (TensorFlow's bundle
- * header and entries): a field at a time, bounds checked. */
+ * header and entries): a field at a time, bounds checked; written into a
+ * growing buffer. */
 #ifndef CKPT_PB_H
 #define CKPT_PB_H
 
@@ -26,5 +27,28 @@ int ckpt_pb_varint(const unsigned char **p, const unsigned char *end, uint64_t *
 /* The next field of [*p, end) into *f: 1, 0 at the end, -1 for malformed
  * bytes (a truncated field, wire types 3, 4, 6, 7, field number 0). */
 int ckpt_pb_next(const unsigned char **p, const unsigned char *end, struct ckpt_pb_field *f);
+
+/* ---- writing ---------------------------------------------------------------- */
+
+/* Bytes being written, grown as needed; a failure to grow sticks (failed)
+ * and is checked once at the end. */
+struct ckpt_pb_out {
+	unsigned char *p;
+	size_t n, cap;
+	int failed;
+};
+
+void ckpt_pb_put(struct ckpt_pb_out *o, const void *bytes, size_t n);
+void ckpt_pb_put_varint(struct ckpt_pb_out *o, uint64_t v);
+/* v in n little-endian bytes (n <= 8). */
+void ckpt_pb_put_le(struct ckpt_pb_out *o, uint64_t v, int n);
+
+/* Fields, as a proto3 writer makes them (the caller leaves out zeros):
+ * a varint, a fixed32, bytes (an embedded message). */
+void ckpt_pb_put_uint(struct ckpt_pb_out *o, uint32_t number, uint64_t v);
+void ckpt_pb_put_fixed32(struct ckpt_pb_out *o, uint32_t number, uint32_t v);
+void ckpt_pb_put_bytes(struct ckpt_pb_out *o, uint32_t number, const void *bytes, size_t n);
+
+void ckpt_pb_out_free(struct ckpt_pb_out *o);
 
 #endif

@@ -53,7 +53,7 @@ int ckpt_stout_set_meta_n(struct ckpt_stout *o, const char *key, const char *val
 void ckpt_stout_unset_meta(struct ckpt_stout *o, const char *key);
 
 /* Whether safetensors has a type for v's values. */
-int ckpt_st_storable(const ckpt_var *v);
+int ckpt_st_storable(const ckpt_file *src, const ckpt_var *v);
 
 /* A variable called name, shaped like like, stored as t; copied whole from
  * variable sv of src when src is not NULL (then t is like's type).  All

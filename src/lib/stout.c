@@ -4,6 +4,7 @@
  * variable's bytes at its offset, in declaration order, written in place
  * in the temporary file. */
 #include "st.h"
+#include "decl.h"
 #include "err.h"
 #include "temp.h"
 #include "jsonio.h"
@@ -18,28 +19,17 @@
 
 #include <jansson.h>
 
-struct stdecl {
-	char *name;
-	ckpt_var v;               /* dtype, type, shape, sizes */
-	uint64_t *dims;           /* v's (its own copy) */
-	uint64_t begin;           /* within the data, once fixed */
-	const ckpt_file *src;     /* copied whole from here, or NULL */
-	const ckpt_var *sv;
-};
-
 struct ckpt_stout {
 	struct ckpt_temp t;
-	struct stdecl *d;
-	size_t n, cap;
+	struct ckpt_decls l;
 	json_t *meta;             /* __metadata__, or NULL */
-	size_t *slot, nslots;     /* names to declarations: index + 1, 0 free */
 	uint64_t data;            /* where the data start, once fixed */
 	int fixed;
 };
 
 struct ckpt_stvar {
 	struct ckpt_stout *o;
-	const struct stdecl *d;
+	const struct ckpt_decl *d;
 	ckpt_dtype mem;           /* the type of the values given */
 	void *conv;               /* room for them converted */
 	size_t convcap;
@@ -58,8 +48,9 @@ static const char *st_type(const ckpt_var *v)
 	return v->dtype != CKPT_OTHER ? st_names[v->dtype] : NULL;
 }
 
-int ckpt_st_storable(const ckpt_var *v)
+int ckpt_st_storable(const ckpt_file *src, const ckpt_var *v)
 {
+	(void)src;
 	return st_type(v) != NULL;
 }
 
@@ -88,12 +79,7 @@ void ckpt_stout_abort(struct ckpt_stout *o)
 	if (!o)
 		return;
 	ckpt_temp_release(&o->t);
-	for (size_t i = 0; i < o->n; i++) {
-		free(o->d[i].name);
-		free(o->d[i].dims);
-	}
-	free(o->d);
-	free(o->slot);
+	ckpt_decl_free(&o->l);
 	json_decref(o->meta);
 	free(o);
 }
@@ -124,118 +110,33 @@ void ckpt_stout_unset_meta(struct ckpt_stout *o, const char *key)
 
 /* ---- the declarations ---------------------------------------------------- */
 
-static size_t *slot_of(const struct ckpt_stout *o, const char *name)
-{
-	uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
-
-	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-		h = (h ^ *c) * 0x100000001b3u;
-	for (size_t i = (size_t)h & (o->nslots - 1);; i = (i + 1) & (o->nslots - 1))
-		if (!o->slot[i] || strcmp(o->d[o->slot[i] - 1].name, name) == 0)
-			return &o->slot[i];
-}
-
-static struct stdecl *find(const struct ckpt_stout *o, const char *name)
-{
-	size_t *at = o->nslots ? slot_of(o, name) : NULL;
-
-	return at && *at ? &o->d[*at - 1] : NULL;
-}
-
-/* Declaration i (its name set) found by name from now on. */
-static int remember(struct ckpt_stout *o, size_t i)
-{
-	if (2 * (i + 1) > o->nslots) {
-		size_t *old = o->slot, n = o->nslots;
-
-		o->nslots = n ? 2 * n : 64;
-		if (!(o->slot = calloc(o->nslots, sizeof *o->slot))) {
-			o->slot = old, o->nslots = n;
-			return ckpt_seterr("out of memory");
-		}
-		for (size_t k = 0; k < n; k++)
-			if (old[k])
-				*slot_of(o, o->d[old[k] - 1].name) = old[k];
-		free(old);
-	}
-	*slot_of(o, o->d[i].name) = i + 1;
-	return 0;
-}
-
-static int own_shape(struct stdecl *d)
-{
-	static const uint64_t none = 0;
-
-	if (d->v.rank < 0) { /* a null dataspace: no values, an empty list */
-		d->v.rank = 1, d->v.dims = &none, d->v.nelems = 0, d->v.nbytes = 0;
-		return 0;
-	}
-	if (d->v.rank > 0 && !(d->dims = malloc((size_t)d->v.rank * sizeof *d->dims)))
-		return ckpt_seterr("out of memory");
-	if (d->v.rank > 0)
-		memcpy(d->dims, d->v.dims, (size_t)d->v.rank * sizeof *d->dims);
-	d->v.dims = d->dims;
-	return 0;
-}
-
 int ckpt_stout_declare(struct ckpt_stout *o, const char *name, const ckpt_var *like,
                        ckpt_dtype t, const ckpt_file *src, const ckpt_var *sv)
 {
-	struct stdecl *d;
+	ckpt_var v = ckpt_decl_as(like, t);
 
 	if (o->fixed)
 		return ckpt_seterr("%s: variable '%s' made after values were written",
 		                   ckpt_stout_name(o), name);
-	if (find(o, name))
-		return ckpt_seterr("%s: variable '%s' made twice", ckpt_stout_name(o), name);
 	if (strcmp(name, "__metadata__") == 0)
 		return ckpt_seterr("%s: variable '__metadata__': safetensors keeps its metadata under "
 		                   "that name (rename the variable: ckpt-merge --add --rename "
 		                   "__metadata__=NEW onto an empty base)",
 		                   ckpt_stout_name(o));
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? 2 * o->cap : 64;
-		struct stdecl *nd = realloc(o->d, cap * sizeof *nd);
-
-		if (!nd)
-			return ckpt_seterr("out of memory");
-		o->d = nd;
-		o->cap = cap;
-	}
-	d = &o->d[o->n];
-	*d = (struct stdecl){.v = *like, .src = src, .sv = sv};
-	if (t != like->dtype) {
-		d->v.dtype = t;
-		d->v.elsize = ckpt_dtype_size(t);
-		d->v.nbytes = like->nelems * d->v.elsize;
-		snprintf(d->v.type, sizeof d->v.type, "%s", ckpt_dtype_name(t));
-	}
-	if (!st_type(&d->v))
+	if (!st_type(&v))
 		return ckpt_seterr("%s: variable '%s': safetensors cannot hold %s values",
-		                   ckpt_stout_name(o), name, d->v.type);
+		                   ckpt_stout_name(o), name, v.type);
 	if (!ckpt_json_utf8(name, strlen(name)))
 		return ckpt_seterr("%s: variable '%s': safetensors names are UTF-8 text",
 		                   ckpt_stout_name(o), name);
-	if (!(d->name = strdup(name)) || own_shape(d) < 0 || remember(o, o->n) < 0) {
-		free(d->name);
-		free(d->dims);
-		return ckpt_seterr("out of memory");
-	}
-	d->v.name = d->name;
-	o->n++;
-	return 0;
+	return ckpt_decl_add(&o->l, ckpt_stout_name(o), name, &v, src, sv) ? 0 : -1;
 }
 
 int ckpt_stout_declare_new(struct ckpt_stout *o, const char *name, ckpt_dtype t, int rank,
                            const uint64_t *dims)
 {
-	ckpt_var v = {.dims = dims, .dtype = t, .rank = rank, .nelems = 1};
+	ckpt_var v = ckpt_decl_new_var(t, rank, dims);
 
-	for (int i = 0; i < rank; i++)
-		v.nelems *= dims[i];
-	v.elsize = ckpt_dtype_size(t);
-	v.nbytes = v.nelems * v.elsize;
-	snprintf(v.type, sizeof v.type, "%s", ckpt_dtype_name(t));
 	return ckpt_stout_declare(o, name, &v, t, NULL, NULL);
 }
 
@@ -243,18 +144,7 @@ int ckpt_stout_declare_new(struct ckpt_stout *o, const char *name, ckpt_dtype t,
 
 static int pwrite_all(struct ckpt_stout *o, const void *buf, size_t n, uint64_t off)
 {
-	const char *p = buf;
-
-	while (n > 0) {
-		ssize_t w = pwrite(o->t.fd, p, n, (off_t)off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return ckpt_seterr("%s: write error: %s", ckpt_stout_name(o), strerror(errno));
-		p += w, n -= (size_t)w, off += (uint64_t)w;
-	}
-	return 0;
+	return ckpt_pwrite_all(o->t.fd, buf, n, off, ckpt_stout_name(o));
 }
 
 /* The header is written as it is made, twice: once to measure it (the
@@ -305,7 +195,7 @@ static int emitf(struct header *h, const char *fmt, ...)
 
 /* What json_dumps(JSON_COMPACT | JSON_PRESERVE_ORDER) wrote when the
  * header was a document: the same bytes. */
-static int emit_tensor(struct header *h, struct stdecl *d, uint64_t *at)
+static int emit_tensor(struct header *h, struct ckpt_decl *d, uint64_t *at)
 {
 	int rc = ckpt_json_quote(d->name, strlen(d->name), emit, h);
 
@@ -330,26 +220,23 @@ static int emit_header(struct header *h)
 	if (meta && rc == 0)
 		rc = emit(h, key, sizeof key - 1) < 0 || emit(h, meta, strlen(meta)) < 0 ? -1 : 0;
 	free(meta);
-	for (size_t i = 0; i < h->o->n && rc == 0; i++)
-		rc = (i || comma) && emit(h, ",", 1) < 0 ? -1 : emit_tensor(h, &h->o->d[i], &at);
+	for (size_t i = 0; i < h->o->l.n && rc == 0; i++)
+		rc = (i || comma) && emit(h, ",", 1) < 0 ? -1 : emit_tensor(h, &h->o->l.d[i], &at);
 	rc = rc ? rc : emit(h, "}", 1);
 	return rc ? rc : flush(h);
 }
 
 /* A copied variable's bytes, as the input holds them. */
-static int copy_whole(struct ckpt_stout *o, const struct stdecl *d)
-{
-	ckpt_slab s;
-	int rc;
+struct copy_into {
+	struct ckpt_stout *o;
+	const struct ckpt_decl *d;
+};
 
-	if (ckpt_slab_open(&s, d->src, d->sv, CKPT_SLAB_BYTES) < 0)
-		return -1;
-	while ((rc = ckpt_slab_next(&s)) > 0)
-		if ((rc = pwrite_all(o, s.buf, s.count * s.elsize,
-		                     o->data + d->begin + s.start * s.elsize)) < 0)
-			break;
-	ckpt_slab_close(&s);
-	return rc;
+static int put_copy(void *user, const void *buf, size_t n, uint64_t at)
+{
+	struct copy_into *c = user;
+
+	return pwrite_all(c->o, buf, n, c->o->data + c->d->begin + at);
 }
 
 /* The header first (padded with spaces to 8 bytes, so that every value is
@@ -375,7 +262,7 @@ static int fix_layout(struct ckpt_stout *o)
 		rc = ckpt_seterr("%s: the header would take %" PRIu64 " bytes, over the %u "
 		                 "safetensors readers accept (%zu tensors): write a sharded set "
 		                 "(NAME.safetensors.index.json; ckpt-merge --split) or HDF5",
-		                 ckpt_stout_name(o), n + pad, CKPT_ST_MAX_HEADER, o->n);
+		                 ckpt_stout_name(o), n + pad, CKPT_ST_MAX_HEADER, o->l.n);
 		goto out;
 	}
 	for (int i = 0; i < 8; i++)
@@ -387,9 +274,9 @@ static int fix_layout(struct ckpt_stout *o)
 	rc = rc ? rc : pwrite_all(o, "        ", pad, 8 + n);
 out:
 	free(h);
-	for (size_t i = 0; i < o->n && rc == 0; i++)
-		if (o->d[i].src)
-			rc = copy_whole(o, &o->d[i]);
+	for (size_t i = 0; i < o->l.n && rc == 0; i++)
+		if (o->l.d[i].src)
+			rc = ckpt_decl_copy(&o->l.d[i], put_copy, &(struct copy_into){o, &o->l.d[i]});
 	return rc;
 }
 
@@ -399,7 +286,7 @@ int ckpt_stout_finish(struct ckpt_stout *o)
 	int rc = fix_layout(o);
 
 	/* the file ends where the data do, also when the last values are empty */
-	end = o->n ? o->data + o->d[o->n - 1].begin + o->d[o->n - 1].v.nbytes : o->data;
+	end = o->l.n ? o->data + o->l.d[o->l.n - 1].begin + o->l.d[o->l.n - 1].v.nbytes : o->data;
 	if (rc == 0 && ftruncate(o->t.fd, (off_t)end) < 0)
 		rc = ckpt_seterr_errno(ckpt_stout_name(o));
 	return rc;
@@ -409,14 +296,14 @@ uint64_t ckpt_stout_bytes(const struct ckpt_stout *o)
 {
 	uint64_t n = 0;
 
-	for (size_t i = 0; i < o->n; i++)
-		n += o->d[i].v.nbytes;
+	for (size_t i = 0; i < o->l.n; i++)
+		n += o->l.d[i].v.nbytes;
 	return n;
 }
 
 const char *ckpt_stout_tensor(const struct ckpt_stout *o, size_t i)
 {
-	return i < o->n ? o->d[i].name : NULL;
+	return i < o->l.n ? o->l.d[i].name : NULL;
 }
 
 struct ckpt_temp *ckpt_stout_tempfile(struct ckpt_stout *o)
@@ -438,7 +325,7 @@ int ckpt_stout_commit(struct ckpt_stout *o)
 struct ckpt_stvar *ckpt_stvar_open(struct ckpt_stout *o, const char *name, ckpt_dtype mem)
 {
 	struct ckpt_stvar *w;
-	const struct stdecl *d = find(o, name);
+	const struct ckpt_decl *d = ckpt_decl_find(&o->l, name);
 
 	if (!d) {
 		ckpt_seterr("%s: variable '%s': not in the output", ckpt_stout_name(o), name);
@@ -460,26 +347,12 @@ int ckpt_stvar_write(struct ckpt_stvar *w, const ckpt_region *r, const void *buf
 {
 	const ckpt_var *v = &w->d->v;
 	uint64_t index = 0;
-	size_t n = r->n * v->elsize;
 
 	for (int i = 0; i < r->rank; i++)
 		index = index * v->dims[i] + r->start[i];
-	if (w->mem != v->dtype || ckpt_host_big_endian()) {
-		if (n > w->convcap) {
-			free(w->conv);
-			if (!(w->conv = malloc(n)))
-				return ckpt_seterr("out of memory");
-			w->convcap = n;
-		}
-		if (w->mem != v->dtype)
-			ckpt_convert(w->mem, buf, v->dtype, w->conv, r->n);
-		else
-			memcpy(w->conv, buf, n);
-		if (ckpt_host_big_endian())
-			ckpt_swap_bytes(w->conv, r->n, v->elsize);
-		buf = w->conv;
-	}
-	return pwrite_all(w->o, buf, n, w->o->data + w->d->begin + index * v->elsize);
+	if (!(buf = ckpt_decl_stored(v, w->mem, buf, r->n, &w->conv, &w->convcap)))
+		return -1;
+	return pwrite_all(w->o, buf, r->n * v->elsize, w->o->data + w->d->begin + index * v->elsize);
 }
 
 const ckpt_var *ckpt_stvar_var(const struct ckpt_stvar *w)

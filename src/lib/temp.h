@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* A temporary file on its way to a target: what every output (ckpt_out,
  * ckpt_sink) is written through. */
@@ -59,5 +60,7 @@ const char *ckpt_temp_name(const struct ckpt_temp *t);
 
 /* All n bytes, retrying after signals; what names the file in messages. */
 int ckpt_write_all(int fd, const void *buf, size_t n, const char *what);
+/* The same at offset off. */
+int ckpt_pwrite_all(int fd, const void *buf, size_t n, uint64_t off, const char *what);
 
 #endif

@@ -10,6 +10,7 @@
 #include "err.h"
 #include "format.h"
 #include "pb.h"
+#include "tf.h"
 #include "tftable.h"
 
 #include <errno.h>
@@ -49,16 +50,17 @@ static struct bundle *bundle_of(const ckpt_file *f)
 	return f->backend->state;
 }
 
-/* TensorFlow's DataType enum (types.proto) -> ckpt's; CKPT_OTHER with a
- * kind for what ckpt lists but does not read as numbers. */
-static ckpt_dtype tf_type(uint64_t dt, const char **kind)
+#define DT_STRING 7
+
+static const ckpt_dtype types[] = {
+	[1] = CKPT_F32, [2] = CKPT_F64, [3] = CKPT_I32, [4] = CKPT_U8, [5] = CKPT_I16,
+	[6] = CKPT_I8, [9] = CKPT_I64, [10] = CKPT_BOOL, [14] = CKPT_BF16,
+	[17] = CKPT_U16, [19] = CKPT_F16, [22] = CKPT_U32, [23] = CKPT_U64,
+	[24] = CKPT_F8E5M2, [25] = CKPT_F8E4M3,
+};
+
+ckpt_dtype ckpt_tf_type(uint64_t dt, const char **kind)
 {
-	static const ckpt_dtype types[] = {
-		[1] = CKPT_F32, [2] = CKPT_F64, [3] = CKPT_I32, [4] = CKPT_U8, [5] = CKPT_I16,
-		[6] = CKPT_I8, [9] = CKPT_I64, [10] = CKPT_BOOL, [14] = CKPT_BF16,
-		[17] = CKPT_U16, [19] = CKPT_F16, [22] = CKPT_U32, [23] = CKPT_U64,
-		[24] = CKPT_F8E5M2, [25] = CKPT_F8E4M3,
-	};
 	static const char *const kinds[] = {
 		[7] = "string", [8] = "complex64", [11] = "qint8", [12] = "quint8",
 		[13] = "qint32", [15] = "qint16", [16] = "quint16", [18] = "complex128",
@@ -70,6 +72,23 @@ static ckpt_dtype tf_type(uint64_t dt, const char **kind)
 		return types[dt];
 	*kind = dt < sizeof kinds / sizeof *kinds && kinds[dt] ? kinds[dt] : "unknown";
 	return CKPT_OTHER;
+}
+
+uint64_t ckpt_tf_number(const ckpt_var *v)
+{
+	if (v->dtype == CKPT_OTHER)
+		return strcmp(v->type, "string") == 0 && v->nelems == 1 ? DT_STRING : 0;
+	for (uint64_t dt = 1; dt < sizeof types / sizeof *types; dt++)
+		if (types[dt] == v->dtype)
+			return dt;
+	return 0;
+}
+
+size_t ckpt_tf_prefix_len(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 6 && strcmp(path + n - 6, ".index") == 0 ? n - 6 : n;
 }
 
 /* ---- the index ------------------------------------------------------------- */
@@ -220,7 +239,7 @@ static int add_variable(struct walk *w, const char *key, size_t klen, const unsi
 	memset(v, 0, sizeof *v);
 	if (!(v->name = ckpt_file_strdup(f, key)))
 		return -1;
-	v->dtype = tf_type(e.dtype, &kind);
+	v->dtype = ckpt_tf_type(e.dtype, &kind);
 	v->elsize = v->dtype == CKPT_OTHER ? 1 : ckpt_dtype_size(v->dtype);
 	snprintf(v->type, sizeof v->type, "%s", kind ? kind : ckpt_dtype_name(v->dtype));
 	v->nelems = 1;
@@ -252,7 +271,6 @@ static int each(const char *key, size_t klen, const unsigned char *val, size_t v
 /* The data shards: open, and every tensor inside its shard. */
 static int open_shards(ckpt_file *f, struct bundle *b)
 {
-	char path[4200];
 	struct stat st;
 
 	if (!(b->fd = malloc(b->nshards * sizeof *b->fd)) ||
@@ -261,10 +279,16 @@ static int open_shards(ckpt_file *f, struct bundle *b)
 	for (uint32_t i = 0; i < b->nshards; i++)
 		b->fd[i] = -1;
 	for (uint32_t i = 0; i < b->nshards; i++) {
-		snprintf(path, sizeof path, "%s.data-%05" PRIu32 "-of-%05" PRIu32, b->prefix, i,
-		         b->nshards);
-		if ((b->fd[i] = open(path, O_RDONLY)) < 0 || fstat(b->fd[i], &st) < 0)
-			return ckpt_seterr("%s: its data file %s: %s", f->name, path, strerror(errno));
+		char *path = ckpt_tfout_shard_name(b->prefix, i, b->nshards);
+
+		if (!path)
+			return ckpt_seterr("%s: out of memory", f->name);
+		if ((b->fd[i] = open(path, O_RDONLY)) < 0 || fstat(b->fd[i], &st) < 0) {
+			ckpt_seterr("%s: its data file %s: %s", f->name, path, strerror(errno));
+			free(path);
+			return -1;
+		}
+		free(path);
 		b->size[i] = (uint64_t)st.st_size;
 	}
 	for (size_t k = 0; k < b->nvars; k++) {
@@ -274,6 +298,46 @@ static int open_shards(ckpt_file *f, struct bundle *b)
 			return ckpt_seterr("%s: variable '%s' lies beyond the end of data shard %"
 			                   PRIu32 " (truncated?)", f->name, f->vars[k].name, at->shard);
 	}
+	return 0;
+}
+
+/* The variables in the order of their data (as a safetensors file's
+ * are): the order they were written in, which a bundle written from this
+ * one keeps; the index holds them in the keys' order. */
+struct place {
+	uint64_t shard, offset;
+	size_t k;
+};
+
+static int by_place(const void *a, const void *b)
+{
+	const struct place *x = a, *y = b;
+
+	if (x->shard != y->shard)
+		return x->shard < y->shard ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+static int data_order(ckpt_file *f, struct bundle *b)
+{
+	struct place *p = malloc((b->nvars ? b->nvars : 1) * sizeof *p);
+	ckpt_var *v = malloc((b->nvars ? b->nvars : 1) * sizeof *v);
+	struct where *at = malloc((b->nvars ? b->nvars : 1) * sizeof *at);
+
+	if (!p || !v || !at) {
+		free(p), free(v), free(at);
+		return ckpt_seterr("%s: out of memory", f->name);
+	}
+	for (size_t k = 0; k < b->nvars; k++)
+		p[k] = (struct place){b->at[k].shard, b->at[k].offset, k};
+	qsort(p, b->nvars, sizeof *p, by_place);
+	for (size_t k = 0; k < b->nvars; k++)
+		v[k] = f->vars[p[k].k], at[k] = b->at[p[k].k];
+	free(f->vars), free(b->at), free(p);
+	f->vars = v, b->at = at;
+	b->cap = b->nvars;
 	return 0;
 }
 
@@ -300,7 +364,6 @@ static int tf_open(ckpt_file *f, const char *path)
 	struct bundle *b;
 	struct walk w;
 	unsigned char *image = NULL;
-	size_t n;
 	int rc;
 
 	if (!path)
@@ -310,11 +373,8 @@ static int tf_open(ckpt_file *f, const char *path)
 		return ckpt_seterr("%s: out of memory", f->name);
 	f->backend->format = &ckpt_format_tf;
 	f->backend->state = b;
-	n = strlen(path);
-	if (!(b->prefix = strdup(path)))
+	if (!(b->prefix = strndup(path, ckpt_tf_prefix_len(path))))
 		return ckpt_seterr("%s: out of memory", f->name);
-	if (n > 6 && strcmp(path + n - 6, ".index") == 0)
-		b->prefix[n - 6] = '\0';
 	w.f = f, w.b = b;
 	rc = read_index(f, &image) < 0 ? -1 : ckpt_tftable_each(f->name, image, (size_t)f->size,
 	                                                        each, &w);
@@ -323,7 +383,7 @@ static int tf_open(ckpt_file *f, const char *path)
 	if (rc == 0 && !b->seen_header)
 		return ckpt_seterr("%s: a table without a bundle header (not a TensorFlow "
 		                   "checkpoint index?)", f->name);
-	return rc < 0 ? -1 : open_shards(f, b);
+	return rc < 0 || data_order(f, b) < 0 ? -1 : open_shards(f, b);
 }
 
 static void tf_close(ckpt_file *f)
@@ -456,11 +516,8 @@ static int slab_open(ckpt_slab *s, size_t max_bytes)
 	return 0;
 }
 
-/* The CRC TensorFlow keeps of a scalar string tensor (n bytes at p: its
- * length as a varint, the masked CRC of the length as a uint32, the
- * bytes): over the length as a uint32, those 4 bytes and the string; 0
- * (which no CRC check passes with) when the bytes are not so. */
-static uint32_t string_crc(const unsigned char *p, size_t n)
+/* Over the length as a uint32, the 4 bytes of its CRC and the string. */
+uint32_t ckpt_tf_string_crc(const unsigned char *p, size_t n)
 {
 	const unsigned char *q = p;
 	uint64_t len;
@@ -500,7 +557,7 @@ static int slab_read(ckpt_slab *s, void *buf, const ckpt_region *r)
 	if (at == 0)
 		t->crc = 0, t->next = 0;
 	if (at == t->next) {
-		t->crc = v->dtype == CKPT_OTHER ? string_crc(buf, n)
+		t->crc = v->dtype == CKPT_OTHER ? ckpt_tf_string_crc(buf, n)
 		                                : ckpt_crc32c_extend(t->crc, buf, n);
 		t->next = at + n;
 		if (t->next == w->size && w->has_crc && ckpt_crc32c_mask(t->crc) != w->crc)
@@ -516,8 +573,10 @@ static void slab_close(ckpt_slab *s)
 	s->backend = NULL;
 }
 
+static const char *const suffixes[] = {".index", NULL};
+
 const struct ckpt_format ckpt_format_tf = {
-	.name = "TensorFlow bundle",
+	.name = "a TensorFlow bundle",
 	.probe = probe,
 	.locate = tf_locate,
 	.open = tf_open,
@@ -528,4 +587,17 @@ const struct ckpt_format ckpt_format_tf = {
 	.slab_open = slab_open,
 	.slab_read = slab_read,
 	.slab_close = slab_close,
+	.suffixes = suffixes,
+	.out_open = ckpt_tfout_open,
+	.out_name = ckpt_tfout_name,
+	.out_declare = ckpt_tfout_declare,
+	.out_commit = ckpt_tfout_commit,
+	.out_abort = ckpt_tfout_abort,
+	.out_declare_from = ckpt_tfout_declare_from,
+	.storable = ckpt_tfout_storable,
+	.out_split = ckpt_tfout_split,
+	.split_name = ckpt_tfout_shard_name,
+	.var_open = ckpt_tfvar_open,
+	.var_write = ckpt_tfvar_write,
+	.var_close = ckpt_tfvar_close,
 };

@@ -1,4 +1,5 @@
-/* tftable.c - reading TensorFlow's (LevelDB's) sorted string table. */
+/* tftable.c - reading and writing TensorFlow's (LevelDB's) sorted string
+ * table. */
 #include "tftable.h"
 #include "crc32c.h"
 #include "err.h"
@@ -7,6 +8,8 @@
 #include <snappy-c.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "temp.h"
 
 #define FOOTER 48  /* two block handles padded to 40 bytes, the magic */
 #define TRAILER 5  /* a block's compression type and masked CRC */
@@ -179,4 +182,202 @@ int ckpt_tftable_each(const char *name, const unsigned char *image, size_t size,
 	free(ikey);
 	free(w.key);
 	return rc;
+}
+
+/* ---- writing ---------------------------------------------------------------- */
+
+/* A block being made: its entries, its restart points, the last key. */
+struct block_out {
+	struct ckpt_pb_out entries, restarts, last;
+	int interval, since; /* entries since the last restart point */
+	size_t n;
+};
+
+struct ckpt_tftable_out {
+	int fd;
+	const char *what;
+	size_t block_size;
+	uint64_t offset;          /* bytes written */
+	struct block_out data, index;
+	struct handle pending;    /* the data block the index has no key for yet */
+	int has_pending;
+};
+
+static void block_init(struct block_out *b, int interval)
+{
+	*b = (struct block_out){.interval = interval, .since = interval};
+}
+
+static void block_free(struct block_out *b)
+{
+	ckpt_pb_out_free(&b->entries);
+	ckpt_pb_out_free(&b->restarts);
+	ckpt_pb_out_free(&b->last);
+}
+
+static void block_add(struct block_out *b, const char *key, size_t klen, const void *val,
+                      size_t vlen)
+{
+	size_t shared = 0;
+
+	if (b->since < b->interval) {
+		while (shared < klen && shared < b->last.n && b->last.p[shared] == (unsigned char)key[shared])
+			shared++;
+	} else {
+		ckpt_pb_put_le(&b->restarts, b->entries.n, 4);
+		b->since = 0;
+	}
+	ckpt_pb_put_varint(&b->entries, shared);
+	ckpt_pb_put_varint(&b->entries, klen - shared);
+	ckpt_pb_put_varint(&b->entries, vlen);
+	ckpt_pb_put(&b->entries, key + shared, klen - shared);
+	ckpt_pb_put(&b->entries, val, vlen);
+	b->last.n = 0;
+	ckpt_pb_put(&b->last, key, klen);
+	b->since++;
+	b->n++;
+}
+
+static size_t block_estimate(const struct block_out *b)
+{
+	return b->entries.n + b->restarts.n + 4;
+}
+
+/* Block b (its entries, restart points and their count; the compression
+ * type and masked CRC after) written at the end of the file: its handle
+ * into *h, b emptied. */
+static int block_write(struct ckpt_tftable_out *t, struct block_out *b, struct handle *h)
+{
+	struct ckpt_pb_out *e = &b->entries;
+	uint32_t crc;
+	int rc;
+
+	if (!b->restarts.n)
+		ckpt_pb_put_le(&b->restarts, 0, 4);
+	ckpt_pb_put(e, b->restarts.p, b->restarts.n);
+	ckpt_pb_put_le(e, b->restarts.n / 4, 4);
+	ckpt_pb_put(e, "", 1); /* no compression */
+	if (e->failed || b->restarts.failed || b->last.failed)
+		return ckpt_seterr("%s: out of memory", t->what);
+	crc = ckpt_crc32c_extend(0, e->p, e->n);
+	ckpt_pb_put_le(e, ckpt_crc32c_mask(crc), 4);
+	if (e->failed)
+		return ckpt_seterr("%s: out of memory", t->what);
+	h->offset = t->offset, h->size = e->n - TRAILER;
+	rc = ckpt_write_all(t->fd, e->p, e->n, t->what);
+	t->offset += e->n;
+	e->n = b->restarts.n = 0;
+	b->since = b->interval, b->n = 0;
+	return rc;
+}
+
+/* LevelDB's bytewise comparator: a short key k with start <= k < limit
+ * (start made one), or the shortest key after start (limit NULL). */
+static void shorten(struct ckpt_pb_out *start, const char *limit, size_t llen)
+{
+	const unsigned char *lim = (const unsigned char *)limit;
+	size_t i = 0;
+
+	if (!limit) {
+		for (; i < start->n; i++)
+			if (start->p[i] != 0xff) {
+				start->p[i]++;
+				start->n = i + 1;
+				return;
+			}
+		return;
+	}
+	while (i < start->n && i < llen && start->p[i] == lim[i])
+		i++;
+	if (i < start->n && i < llen && start->p[i] < 0xff && start->p[i] + 1 < lim[i]) {
+		start->p[i]++;
+		start->n = i + 1;
+	}
+}
+
+/* The index entry of the last data block, keyed before next (NULL: the
+ * table's end). */
+static void index_pending(struct ckpt_tftable_out *t, const char *next, size_t nlen)
+{
+	struct ckpt_pb_out key = {0}, handle = {0};
+
+	if (!t->has_pending)
+		return;
+	ckpt_pb_put(&key, t->data.last.p, t->data.last.n);
+	if (!key.failed)
+		shorten(&key, next, nlen);
+	ckpt_pb_put_varint(&handle, t->pending.offset);
+	ckpt_pb_put_varint(&handle, t->pending.size);
+	if (key.failed || handle.failed)
+		t->index.entries.failed = 1;
+	else
+		block_add(&t->index, (const char *)key.p, key.n, handle.p, handle.n);
+	ckpt_pb_out_free(&key);
+	ckpt_pb_out_free(&handle);
+	t->has_pending = 0;
+}
+
+struct ckpt_tftable_out *ckpt_tftable_out_new(int fd, const char *what, size_t block_size)
+{
+	struct ckpt_tftable_out *t = calloc(1, sizeof *t);
+
+	if (!t) {
+		ckpt_seterr("%s: out of memory", what);
+		return NULL;
+	}
+	t->fd = fd, t->what = what, t->block_size = block_size;
+	block_init(&t->data, 16);
+	block_init(&t->index, 1);
+	return t;
+}
+
+int ckpt_tftable_add(struct ckpt_tftable_out *t, const char *key, size_t klen,
+                     const void *val, size_t vlen)
+{
+	index_pending(t, key, klen);
+	block_add(&t->data, key, klen, val, vlen);
+	if (block_estimate(&t->data) < t->block_size)
+		return 0;
+	t->has_pending = 1;
+	return block_write(t, &t->data, &t->pending);
+}
+
+int ckpt_tftable_finish(struct ckpt_tftable_out *t)
+{
+	struct block_out meta;
+	struct handle mh, ih;
+	struct ckpt_pb_out footer = {0};
+	int rc = 0;
+
+	if (t->data.n) {
+		rc = block_write(t, &t->data, &t->pending);
+		t->has_pending = 1;
+	}
+	index_pending(t, NULL, 0);
+	block_init(&meta, 16);
+	rc = rc ? rc : block_write(t, &meta, &mh);
+	block_free(&meta);
+	rc = rc ? rc : block_write(t, &t->index, &ih);
+	if (rc < 0)
+		return rc;
+	ckpt_pb_put_varint(&footer, mh.offset);
+	ckpt_pb_put_varint(&footer, mh.size);
+	ckpt_pb_put_varint(&footer, ih.offset);
+	ckpt_pb_put_varint(&footer, ih.size);
+	while (!footer.failed && footer.n < FOOTER - 8)
+		ckpt_pb_put(&footer, "", 1);
+	ckpt_pb_put_le(&footer, CKPT_TFTABLE_MAGIC, 8);
+	rc = footer.failed ? ckpt_seterr("%s: out of memory", t->what)
+	                   : ckpt_write_all(t->fd, footer.p, footer.n, t->what);
+	ckpt_pb_out_free(&footer);
+	return rc;
+}
+
+void ckpt_tftable_out_free(struct ckpt_tftable_out *t)
+{
+	if (!t)
+		return;
+	block_free(&t->data);
+	block_free(&t->index);
+	free(t);
 }

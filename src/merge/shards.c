@@ -30,16 +30,21 @@ static ckpt_copy_action whole(const ckpt_var *v, ckpt_copy_spec *spec, void *use
 	return CKPT_COPY_WHOLE;
 }
 
+/* A Hugging Face set, or a TensorFlow bundle with K data shards. */
 int split_names_set(const char *out)
 {
-	static const char suffix[] = ".safetensors.index.json";
-	size_t n = strlen(out), m = sizeof suffix - 1;
+	static const char *const suffixes[] = {".safetensors.index.json", ".index"};
+	size_t n = strlen(out);
 
-	return n > m && strcmp(out + n - m, suffix) == 0;
+	for (size_t i = 0; i < 2; i++)
+		if (n > strlen(suffixes[i]) && strcmp(out + n - strlen(suffixes[i]), suffixes[i]) == 0)
+			return 1;
+	return 0;
 }
 
-/* Into a Hugging Face set: the shards and their map, committed together;
- * the set is read back as one checkpoint, so it needs no --join. */
+/* Into a Hugging Face set (the shards and their map) or a TensorFlow
+ * bundle (its data shards and index), committed together; read back as
+ * one checkpoint, so it needs no --join. */
 static void split_into_set(const ckpt_file *in, size_t k, const size_t *owner)
 {
 	ckpt_out *o;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/bench/floor.sh BUILD_DIR WORK_DIR - the average of four 1 GiB
-# checkpoints beside the floor, for HDF5 and safetensors, float32 and
-# bfloat16 (the same values: the bfloat16 files hold twice the elements).
+# checkpoints beside the floor, for HDF5, safetensors and TensorFlow
+# bundles, float32 and bfloat16 (the same values: the bfloat16 files hold
+# twice the elements).
 # The floor is what any program must do: cat the inputs and write the
 # output's size.  ckpt-average and the floor alternate, CKPT_BENCH_RUNS (5)
 # times each, with a warm page cache and the output removed and written
@@ -13,7 +14,7 @@ N=${CKPT_BENCH_RUNS:-5}
 GOAL=1.2
 
 # inputs: 1 GiB float32 (mkbench, 152 variables) and 1 GiB bfloat16 (made
-# from 2 GiB of float32), each in HDF5 and in safetensors
+# from 2 GiB of float32), each in HDF5, in safetensors and as a bundle
 for i in 0 1 2 3; do
 	[ -f "$W/b$i.h5" ] || "$B/tests/mkbench" $i "$W/b$i.h5"
 	[ -f "$W/b$i.safetensors" ] || "$B/bin/ckpt-average" -q -o "$W/b$i.safetensors" "$W/b$i.h5"
@@ -23,6 +24,8 @@ for i in 0 1 2 3; do
 		rm -f "$W/g32.tmp"
 	fi
 	[ -f "$W/g$i.safetensors" ] || "$B/bin/ckpt-average" -q -o "$W/g$i.safetensors" "$W/g$i.h5"
+	[ -f "$W/b$i.index" ] || "$B/bin/ckpt-average" -q -o "$W/b$i.index" "$W/b$i.h5"
+	[ -f "$W/g$i.index" ] || "$B/bin/ckpt-average" -q -o "$W/g$i.index" "$W/g$i.h5"
 done
 
 seconds() { # one run of a command: its wall time
@@ -37,16 +40,22 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : 
 
 printf '%-34s %9s %9s %7s %5s\n' "average of 4 x 1 GiB" "floor" "ckpt" "ratio" "goal"
 for c in "HDF5 float32:b:h5" "HDF5 bfloat16:g:h5" "safetensors float32:b:safetensors" \
-         "safetensors bfloat16:g:safetensors"; do
+         "safetensors bfloat16:g:safetensors" "TensorFlow bundle float32:b:index" \
+         "TensorFlow bundle bfloat16:g:index"; do
 	label=${c%%:*} rest=${c#*:}
 	stem=${rest%%:*} ext=${rest#*:}
 	set -- "$W/${stem}0.$ext" "$W/${stem}1.$ext" "$W/${stem}2.$ext" "$W/${stem}3.$ext"
-	size=$(wc -c <"$1")
-	cat "$@" >/dev/null
+	files="$*" size=$(wc -c <"$1")
+	if [ "$ext" = index ]; then # a bundle: its data files too (the index is KiB)
+		files="$files $(echo "$W/${stem}"[0-3].data-*)"
+		size=$((size + $(wc -c <"$W/${stem}0.data-00000-of-00001")))
+	fi
+	# shellcheck disable=SC2086
+	cat $files >/dev/null
 	: >"$W/floor.t"
 	: >"$W/ckpt.t"
 	for r in $(seq "$N"); do
-		seconds sh -c "cat $* >/dev/null && head -c $size /dev/zero >'$W/zero.out'" >>"$W/floor.t"
+		seconds sh -c "cat $files >/dev/null && head -c $size /dev/zero >'$W/zero.out'" >>"$W/floor.t"
 		seconds "$B/bin/ckpt-average" -o "$W/avg.out.$ext" "$@" >>"$W/ckpt.t"
 	done
 	f=$(median <"$W/floor.t") a=$(median <"$W/ckpt.t")

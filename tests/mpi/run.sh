@@ -88,6 +88,8 @@ par 2 ckpt-average -o - a.h5 b.h5
 failed "standard output refused" "under MPI the output is an HDF5 file" "-"
 par 3 ckpt-average -o x.safetensors a.h5 b.h5
 failed "safetensors output refused" "under MPI the output is an HDF5 file" x.safetensors
+par 3 ckpt-average -o x.index a.h5 b.h5
+failed "TensorFlow bundle output refused" "under MPI the output is an HDF5 file" x.index
 par 3 ckpt-average -o x.h5 a.h5 missing.h5
 failed "missing input" "missing.h5: No such file" x.h5
 par 2 ckpt-average -o x.h5 a.h5 short.h5

@@ -41,6 +41,35 @@ static void instruction_and_table_agree(void **state)
 		}
 }
 
+/* Buffers long enough for the three interleaved streams (rounds of
+ * 12 KiB), at every alignment and around every round's end. */
+static void long_buffers_agree(void **state)
+{
+	size_t size = 5 * 12288 + 100;
+	unsigned char *buf = malloc(size);
+	uint64_t r = 0x2545f4914f6cdd1du;
+
+	(void)state;
+	assert_non_null(buf);
+	for (size_t i = 0; i < size; i++) {
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		buf[i] = (unsigned char)r;
+	}
+	for (size_t off = 0; off < 9; off++)
+		for (size_t round = 1; round <= 5; round++)
+			for (size_t n = round * 12288 - 9; n <= round * 12288 + 9 && n + off <= size; n++) {
+				uint32_t whole = ckpt_crc32c_extend(0, buf + off, n);
+
+				assert_int_equal(whole, ckpt_crc32c_by_table(0, buf + off, n));
+				assert_int_equal(whole, ckpt_crc32c_extend(
+					ckpt_crc32c_extend(0, buf + off, n / 3), buf + off + n / 3,
+					n - n / 3));
+			}
+	memset(buf, 0xff, size);
+	assert_int_equal(ckpt_crc32c_extend(7, buf, size), ckpt_crc32c_by_table(7, buf, size));
+	free(buf);
+}
+
 static void mask_round_trips(void **state)
 {
 	(void)state;
@@ -57,6 +86,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(known_answers),
 		cmocka_unit_test(instruction_and_table_agree),
+		cmocka_unit_test(long_buffers_agree),
 		cmocka_unit_test(mask_round_trips),
 	};
 

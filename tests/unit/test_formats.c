@@ -33,12 +33,13 @@ static void test_every_entry_is_whole(void **state)
 			assert_non_null(f->suffixes);
 			assert_non_null(f->out_name);
 			assert_non_null(f->out_declare);
-			assert_non_null(f->out_set_text);
-			assert_non_null(f->out_unset_text);
+			/* texts kept (HDF5, safetensors) or none (bundles); a file
+			 * that can be a set's shard, or not (a bundle) */
+			assert_int_equal(!f->out_set_text, !f->out_unset_text);
 			assert_non_null(f->out_commit);
 			assert_non_null(f->out_abort);
-			assert_non_null(f->out_finish);
-			assert_non_null(f->out_tempfile);
+			assert_int_equal(!f->out_finish, !f->out_tempfile);
+			assert_int_equal(!f->out_split, !f->split_name);
 			assert_non_null(f->var_open);
 			assert_non_null(f->var_write);
 			assert_non_null(f->var_close);
@@ -48,7 +49,7 @@ static void test_every_entry_is_whole(void **state)
 		}
 	}
 	assert_int_equal(readers, 3);
-	assert_int_equal(writers, 2);
+	assert_int_equal(writers, 3);
 	assert_true(n > readers);
 }
 
@@ -118,6 +119,9 @@ static void test_output_names_choose_the_format(void **state)
 	assert_ptr_equal(ckpt_format_for_output("m.h5", NULL), &ckpt_format_hdf5);
 	assert_ptr_equal(ckpt_format_for_output("m.keras", NULL), &ckpt_format_hdf5);
 	assert_ptr_equal(ckpt_format_for_output("m.bin", NULL), &ckpt_format_hdf5);
+	assert_ptr_equal(ckpt_format_for_output("run/avg.index", NULL), &ckpt_format_tf);
+	assert_ptr_equal(ckpt_format_for_output("m.safetensors.index.json", NULL),
+	                 &ckpt_format_hdf5); /* a set: out.c's, of safetensors files */
 	assert_ptr_equal(ckpt_format_for_output("-", NULL), &ckpt_format_hdf5);
 	assert_ptr_equal(ckpt_format_for_output(NULL, NULL), &ckpt_format_hdf5);
 }

@@ -2,7 +2,8 @@
  * buffer fields of its entries: the bundles TensorFlow wrote (../shared,
  * skipped where absent: plain and Snappy-compressed blocks, TF1 and TF2
  * names), every entry's tensor CRC against the data file; damaged and
- * truncated tables are errors, never a read out of bounds. */
+ * truncated tables are errors, never a read out of bounds.  Tables
+ * written: TensorFlow's rebuilt byte for byte, small blocks read back. */
 #include "unit.h"
 #include "lib/crc32c.h"
 #include "lib/pb.h"
@@ -186,6 +187,160 @@ static void damaged_and_truncated(void **state)
 	}
 }
 
+/* ---- writing ---------------------------------------------------------------- */
+
+/* A table's entries copied into a builder writing to a temporary file,
+ * whose bytes come back in *out. */
+struct rebuild {
+	struct ckpt_tftable_out *t;
+};
+
+static int add_to(const char *key, size_t klen, const unsigned char *val, size_t vlen,
+                  void *user)
+{
+	return ckpt_tftable_add(((struct rebuild *)user)->t, key, klen, val, vlen);
+}
+
+static unsigned char *file_bytes(FILE *f, size_t *size)
+{
+	unsigned char *buf;
+	long n;
+
+	fflush(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	assert_non_null(buf = malloc((size_t)n + 1));
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	*size = (size_t)n;
+	return buf;
+}
+
+static unsigned char *rebuild(const unsigned char *image, size_t size, size_t block,
+                              size_t *out_size)
+{
+	FILE *f = tmpfile();
+	struct rebuild r;
+	unsigned char *out;
+
+	assert_non_null(f);
+	assert_non_null(r.t = ckpt_tftable_out_new(fileno(f), "y.index", block));
+	assert_int_equal(ckpt_tftable_each("x.index", image, size, add_to, &r), 0);
+	assert_int_equal(ckpt_tftable_finish(r.t), 0);
+	ckpt_tftable_out_free(r.t);
+	out = file_bytes(f, out_size);
+	fclose(f);
+	return out;
+}
+
+/* What TensorFlow wrote uncompressed comes out of the builder byte for
+ * byte (the index block's key is the last key's shortest successor); the
+ * Snappy-compressed ones with the same entries. */
+static void tables_written_as_tensorflow_writes_them(void **state)
+{
+	static const char *const dirs[] = {"counter", "half_plus_three", "half_plus_two_cpu",
+	                                   "half_plus_two_tf2"};
+
+	(void)state;
+	for (int d = 0; d < 4; d++) {
+		char path[256];
+		unsigned char *index, *built;
+		size_t size, bsize;
+		struct entries a = {0}, b = {0};
+
+		snprintf(path, sizeof path, REAL "%s/variables/variables.index", dirs[d]);
+		if (!(index = slurp(path, &size)))
+			skip();
+		built = rebuild(index, size, CKPT_TFTABLE_BLOCK, &bsize);
+		if (d < 2) {
+			assert_int_equal(bsize, size);
+			assert_memory_equal(built, index, size);
+		}
+		assert_int_equal(ckpt_tftable_each("x", index, size, collect, &a), 0);
+		assert_int_equal(ckpt_tftable_each("y", built, bsize, collect, &b), 0);
+		assert_memory_equal(&a, &b, sizeof a);
+		free(index);
+		free(built);
+	}
+}
+
+struct seen {
+	char keys[600][8];
+	int n;
+};
+
+static int remember(const char *key, size_t klen, const unsigned char *val, size_t vlen,
+                    void *user)
+{
+	struct seen *s = user;
+
+	assert_true(s->n < 600 && klen < 8 && vlen == klen);
+	assert_memory_equal(val, key, klen);
+	memcpy(s->keys[s->n++], key, klen + 1);
+	return 0;
+}
+
+/* Many blocks of 64 bytes: keys that share prefixes, that are prefixes of
+ * the next, that hold 0xff bytes (no separator shorter than the key), all
+ * read back in order. */
+static void small_blocks_and_awkward_keys(void **state)
+{
+	FILE *f = tmpfile();
+	struct ckpt_tftable_out *t;
+	struct seen s = {0};
+	unsigned char *image;
+	size_t size;
+	char keys[600][8];
+	int n = 0;
+
+	(void)state;
+	assert_non_null(f);
+	for (int i = 0; i < 200; i++) {
+		snprintf(keys[n++], 8, "a%03d", i);
+		snprintf(keys[n++], 8, "a%03d\xff", i);
+		snprintf(keys[n++], 8, "a%03d\xff\xff", i);
+	}
+	assert_non_null(t = ckpt_tftable_out_new(fileno(f), "z.index", 64));
+	for (int i = 0; i < n; i++)
+		assert_int_equal(ckpt_tftable_add(t, keys[i], strlen(keys[i]), keys[i],
+		                                  strlen(keys[i])), 0);
+	assert_int_equal(ckpt_tftable_finish(t), 0);
+	ckpt_tftable_out_free(t);
+	image = file_bytes(f, &size);
+	fclose(f);
+	assert_int_equal(ckpt_tftable_each("z.index", image, size, remember, &s), 0);
+	assert_int_equal(s.n, n);
+	for (int i = 0; i < n; i++)
+		assert_string_equal(s.keys[i], keys[i]);
+	free(image);
+}
+
+static void protobuf_written_and_read_back(void **state)
+{
+	struct ckpt_pb_out o = {0};
+	const unsigned char *p;
+	struct ckpt_pb_field f;
+
+	(void)state;
+	ckpt_pb_put_uint(&o, 1, 150);
+	ckpt_pb_put_bytes(&o, 2, "ab", 2);
+	ckpt_pb_put_fixed32(&o, 6, 0x04030201u);
+	ckpt_pb_put_uint(&o, 4, UINT64_MAX);
+	assert_false(o.failed);
+	p = o.p;
+	assert_int_equal(ckpt_pb_next(&p, o.p + o.n, &f), 1);
+	assert_true(f.number == 1 && f.value == 150);
+	assert_int_equal(ckpt_pb_next(&p, o.p + o.n, &f), 1);
+	assert_true(f.number == 2 && f.len == 2 && memcmp(f.bytes, "ab", 2) == 0);
+	assert_int_equal(ckpt_pb_next(&p, o.p + o.n, &f), 1);
+	assert_true(f.number == 6 && f.wire == 5 && f.value == 0x04030201u);
+	assert_int_equal(ckpt_pb_next(&p, o.p + o.n, &f), 1);
+	assert_true(f.number == 4 && f.value == UINT64_MAX);
+	assert_int_equal(ckpt_pb_next(&p, o.p + o.n, &f), 0);
+	assert_int_equal(o.n, 23); /* the bytes protobuf_fields reads */
+	ckpt_pb_out_free(&o);
+}
+
 static void protobuf_fields(void **state)
 {
 	/* 1: varint 150; 2: "ab"; 6: fixed32; 4: varint of 10 bytes */
@@ -225,6 +380,9 @@ int main(void)
 		cmocka_unit_test(tf2_names_and_object_graph),
 		cmocka_unit_test(damaged_and_truncated),
 		cmocka_unit_test(protobuf_fields),
+		cmocka_unit_test(tables_written_as_tensorflow_writes_them),
+		cmocka_unit_test(small_blocks_and_awkward_keys),
+		cmocka_unit_test(protobuf_written_and_read_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

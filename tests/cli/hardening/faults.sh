@@ -17,11 +17,12 @@ i=0
 while [ $i -lt 12 ]; do
 	i=$((i + 1))
 	delay=$(awk -v s=$i 'BEGIN { srand(s); printf "%.3f", rand() * 0.15 }')
-	case $((i % 4)) in
+	case $((i % 5)) in
 	0) "$REALBIN"/ckpt-average -q -f -o t.h5 a.h5 b.h5 & want=ab.h5 ;;
 	1) "$REALBIN"/ckpt-merge -q -f -o t.h5 a.h5 ab.h5 & want=ab.h5 ;;
 	2) "$REALBIN"/ckpt-unflatten -q -f --template a.h5 -o t.h5 ab.bin & want=ab.h5 ;;
 	3) "$REALBIN"/ckpt-flatten -f -o t.bin ab.h5 & want=ab.bin ;;
+	4) "$REALBIN"/ckpt-average -q -f -o t.index a.h5 b.h5 & want=ab.index ;;
 	esac
 	pid=$!
 	sleep "$delay"
@@ -29,11 +30,14 @@ while [ $i -lt 12 ]; do
 	wait $pid 2>/dev/null
 	if [ $want = ab.bin ]; then
 		[ ! -e t.bin ] || cmp -s t.bin ab.bin || fail "kill $i after ${delay}s: t.bin partial"
+	elif [ $want = ab.index ]; then
+		[ ! -e t.index ] || ckpt-diff -q --bitwise t.index ab.h5 ||
+			fail "kill $i after ${delay}s: the bundle t partial or corrupt"
 	else
 		[ ! -e t.h5 ] || ckpt-diff -q --bitwise t.h5 ab.h5 ||
 			fail "kill $i after ${delay}s: t.h5 partial or corrupt"
 	fi
-	rm -f .t.h5.* .t.bin.*  # a killed program cannot remove its temporary
+	rm -f .t.h5.* .t.bin.* .t.index.* .t.data-*  # a killed program cannot remove its temporary
 done
 
 # two writers of one target at once: one result, whole

@@ -46,3 +46,36 @@ run sh -c 'ckpt-read - < ok.index'
 expect_error ckpt-read '^ckpt-read: \(stdin\): a TensorFlow bundle is read from its files'
 run ckpt-read --stats ok
 expect_status 0
+
+# Writing a bundle: one line, exit 2, neither of its files left behind (or
+# the old ones unchanged) for standard output, an existing target without
+# -f (its index or its data file), inputs that do not match; a string
+# tensor of another format (an HDF5 one) is left out in one warning.
+run ckpt-average -o - ok
+expect_error ckpt-average '^ckpt-average: \(stdout\): a TensorFlow bundle is two files \(PREFIX.index and its data\)'
+ckpt-average -q -o old.index ok || fail "cannot write old.index"
+cp old.index old.index.was && cp old.data-00000-of-00001 old.data.was
+run ckpt-average -o old.index ok ok
+expect_error ckpt-average '^ckpt-average: old.index: already exists \(use -f to replace it\)$'
+cmp -s old.index old.index.was && cmp -s old.data-00000-of-00001 old.data.was ||
+	fail "old bundle changed"
+: >half.data-00000-of-00001
+run ckpt-average -o half ok
+expect_error ckpt-average '^ckpt-average: half.data-00000-of-00001: already exists \(use -f'
+expect_no_file half.index
+"$PY" "$M" other "a=float32:65:1" "b=float64:8:2" || fail "cannot make other"
+run ckpt-average -o mix.index ok other
+expect_error ckpt-average "^ckpt-average: other: variable 'a' has shape \[65\], ok has \[64\]$"
+expect_no_file mix.index mix.data-00000-of-00001
+run ckpt-average -f -o old.index ok ok
+expect_status 0
+"$PY" - <<'PY' || fail "cannot make strings.h5"
+import h5py, numpy as np
+with h5py.File("strings.h5", "w") as f:
+    f["w"] = np.arange(3, dtype="f4")
+    f["name"] = b"dense"
+PY
+run ckpt-average -o s.index strings.h5
+expect_status 0
+[ "$(cat "$T/err")" = "ckpt-average: s.index: left out what a TensorFlow bundle cannot hold: 1 non-numeric variable ('name')" ] ||
+	fail "string: $(cat "$T/err")"

@@ -2,7 +2,8 @@
 # TF1 Saver and TF2 names, plain and Snappy-compressed index blocks) read
 # with the values SOURCES.md gives, by directory, prefix and .index alike;
 # TF2's object graph (a string tensor, its CRC checked) compares equal to
-# itself; averaged into HDF5 with the object graph left out, in one warning.
+# itself; averaged into HDF5 with the object graph left out, in one warning;
+# written back as bundles, byte for byte where TensorFlow wrote no Snappy.
 need_real
 [ -d "$REAL/tf" ] || skip "../shared/testdata/real/tf is absent"
 cd "$T"
@@ -32,3 +33,18 @@ run ckpt-average --partial -o p.h5 "$REAL/tf/half_plus_three" "$REAL/tf/half_plu
 expect_status 0
 [ "$(values p.h5)" = "a float32 [] 0.5 b float32 [] 2.5 c float32 [] 3" ] ||
 	fail "partial: $(ckpt-read -q --values p.h5)"
+# written back: what TensorFlow wrote uncompressed comes out byte for byte;
+# the Snappy-compressed ones with the same data file (TF2's object graph
+# last, where TensorFlow put it)
+for d in counter half_plus_three half_plus_two_cpu half_plus_two_tf2; do
+	run ckpt-average -o "$d.index" "$REAL/tf/$d" "$REAL/tf/$d"
+	expect_status 0
+	cmp -s "$d.data-00000-of-00001" "$REAL/tf/$d/variables/variables.data-00000-of-00001" ||
+		fail "$d: the data file differs"
+	case $d in
+	counter | half_plus_three)
+		cmp -s "$d.index" "$REAL/tf/$d/variables/variables.index" || fail "$d: the index differs" ;;
+	esac
+	run ckpt-diff --bitwise "$d.index" "$REAL/tf/$d"
+	expect_status 0
+done
