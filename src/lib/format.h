@@ -68,6 +68,11 @@ struct ckpt_format {
 	void (*slab_release)(ckpt_slab *s, void *buf, size_t n);
 	void (*slab_close)(ckpt_slab *s);
 	int (*slab_same)(const ckpt_slab *a, const ckpt_slab *b);
+	/* Whether non-numeric variables a of fa and b of fb (both of this
+	 * format) hold the same, for what slabs do not read (a bundle's
+	 * string lists, variants): 1, 0, -1.  NULL: through slabs. */
+	int (*blobs_same)(const ckpt_file *fa, const ckpt_var *a, const ckpt_file *fb,
+	                  const ckpt_var *b);
 
 	/* Writing one file w of the format (out.c; opening and committing a
 	 * whole output stays there): its names flat (groups NULL) or in

@@ -347,9 +347,12 @@ int ckpt_slab_same(const ckpt_slab *a, const ckpt_slab *b)
 int ckpt_vars_same(const ckpt_file *fa, const ckpt_var *a, const ckpt_file *fb,
                    const ckpt_var *b)
 {
+	const struct ckpt_format *fmt = ckpt_file_fmt(fa);
 	ckpt_slab sa, sb;
 	int ra = 0, rb = 0, same = 1;
 
+	if (a->dtype == CKPT_OTHER && fmt && fmt == ckpt_file_fmt(fb) && fmt->blobs_same)
+		return fmt->blobs_same(fa, a, fb, b);
 	if (ckpt_slab_open(&sa, fa, a, CKPT_SLAB_BYTES) < 0)
 		return -1;
 	if (ckpt_slab_open(&sb, fb, b, CKPT_SLAB_BYTES) < 0 ||

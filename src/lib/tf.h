@@ -14,8 +14,23 @@
  * with *kind naming what ckpt lists but does not read as numbers. */
 ckpt_dtype ckpt_tf_type(uint64_t dt, const char **kind);
 
-/* The DataType number of v's values, 0 when TensorFlow has none. */
+/* The DataType number of v's numbers, 0 when TensorFlow has none. */
 uint64_t ckpt_tf_number(const ckpt_var *v);
+
+/* Where variable v of bundle f lies, as stored: its DataType number, the
+ * file and the bytes, the entry's (masked) CRC. */
+struct ckpt_tf_raw {
+	uint64_t dtype;
+	int fd;
+	uint64_t offset, size;
+	uint32_t crc;
+	int has_crc;
+};
+void ckpt_tf_raw(const ckpt_file *f, const ckpt_var *v, struct ckpt_tf_raw *r);
+
+/* Whether a tensor of DataType dt is stored as plain bytes, its CRC theirs
+ * (numbers, complex, quantized: not strings, variants, resources). */
+int ckpt_tf_plain(uint64_t dt);
 
 /* The length of path's prefix: path without its .index. */
 size_t ckpt_tf_prefix_len(const char *path);

@@ -24,7 +24,7 @@
 
 /* Where a tensor's bytes are. */
 struct where {
-	uint32_t shard, crc;
+	uint32_t dtype, shard, crc;
 	uint64_t offset, size;
 	int has_crc;
 };
@@ -82,6 +82,23 @@ uint64_t ckpt_tf_number(const ckpt_var *v)
 		if (types[dt] == v->dtype)
 			return dt;
 	return 0;
+}
+
+int ckpt_tf_plain(uint64_t dt)
+{
+	const char *kind;
+
+	return ckpt_tf_type(dt, &kind) != CKPT_OTHER || strstr("complex64 complex128 qint8 quint8 "
+	                                                        "qint16 quint16 qint32", kind);
+}
+
+void ckpt_tf_raw(const ckpt_file *f, const ckpt_var *v, struct ckpt_tf_raw *r)
+{
+	const struct bundle *b = bundle_of(f);
+	const struct where *w = &b->at[v - f->vars];
+
+	*r = (struct ckpt_tf_raw){w->dtype, b->fd[w->shard], w->offset, w->size, w->crc,
+	                          w->has_crc};
 }
 
 size_t ckpt_tf_prefix_len(const char *path)
@@ -252,8 +269,8 @@ static int add_variable(struct walk *w, const char *key, size_t klen, const unsi
 		v->nbytes = e.size, v->elsize = v->nelems == 1 ? (size_t)e.size : 0;
 	if (ckpt_file_set_dims(f, v, e.rank, e.dims) < 0 || check_entry(w, v, &e) < 0)
 		return -1;
-	b->at[b->nvars] = (struct where){(uint32_t)e.shard, (uint32_t)e.crc, e.offset, e.size,
-	                                 e.has_crc};
+	b->at[b->nvars] = (struct where){(uint32_t)e.dtype, (uint32_t)e.shard, (uint32_t)e.crc,
+	                                 e.offset, e.size, e.has_crc};
 	b->nvars++;
 	f->nvars = b->nvars;
 	return 0;
@@ -567,6 +584,31 @@ static int slab_read(ckpt_slab *s, void *buf, const ckpt_region *r)
 	return 0;
 }
 
+/* Two tensors ckpt does not read as values: the same type, shape and
+ * bytes as stored. */
+static int blobs_same(const ckpt_file *fa, const ckpt_var *a, const ckpt_file *fb,
+                      const ckpt_var *b)
+{
+	struct ckpt_tf_raw ra, rb;
+	unsigned char x[65536], y[65536];
+
+	ckpt_tf_raw(fa, a, &ra);
+	ckpt_tf_raw(fb, b, &rb);
+	if (ra.dtype != rb.dtype || ra.size != rb.size || !ckpt_same_shape(a, b))
+		return 0;
+	for (uint64_t at = 0; at < ra.size; at += sizeof x) {
+		size_t k = ra.size - at < sizeof x ? (size_t)(ra.size - at) : sizeof x;
+
+		if (ckpt_pread_full(ra.fd, x, k, ra.offset + at) != (ptrdiff_t)k)
+			return ckpt_seterr("%s: variable '%s': its data file shrank", fa->name, a->name);
+		if (ckpt_pread_full(rb.fd, y, k, rb.offset + at) != (ptrdiff_t)k)
+			return ckpt_seterr("%s: variable '%s': its data file shrank", fb->name, b->name);
+		if (memcmp(x, y, k) != 0)
+			return 0;
+	}
+	return 1;
+}
+
 static void slab_close(ckpt_slab *s)
 {
 	free(s->backend);
@@ -587,6 +629,7 @@ const struct ckpt_format ckpt_format_tf = {
 	.slab_open = slab_open,
 	.slab_read = slab_read,
 	.slab_close = slab_close,
+	.blobs_same = blobs_same,
 	.suffixes = suffixes,
 	.out_open = ckpt_tfout_open,
 	.out_name = ckpt_tfout_name,

@@ -26,10 +26,13 @@
 
 #define NOT_IN_ORDER UINT64_MAX
 
-/* A tensor's CRC so far: of its bytes [0, next), written in order. */
-struct tfsum {
-	uint64_t next;
-	uint32_t crc;
+/* A declaration's state once the layout is fixed. */
+struct tfstate {
+	uint64_t next;            /* its CRC so far: of bytes [0, next), */
+	uint32_t crc;             /* written in order */
+	uint32_t shard;
+	uint64_t dtype;           /* its DataType number */
+	int carried;              /* copied as stored from a bundle, crc its entry's */
 };
 
 struct tfout {
@@ -41,8 +44,7 @@ struct tfout {
 	const ckpt_file *in;      /* a split: variable i of in goes */
 	const size_t *owner;      /* into shard owner[i] */
 	struct ckpt_decls l;
-	struct tfsum *sum;        /* per declaration, once the layout is fixed, */
-	uint32_t *shard;          /* and its shard */
+	struct tfstate *st;       /* per declaration, once the layout is fixed */
 	uint64_t *end;            /* per shard: the data's size */
 	int fixed;
 };
@@ -50,7 +52,7 @@ struct tfout {
 struct tfvar {
 	struct tfout *o;
 	const struct ckpt_decl *d;
-	struct tfsum *sum;
+	struct tfstate *st;
 	ckpt_dtype mem;           /* the type of the values given */
 	void *conv;               /* room for them converted */
 	size_t convcap;
@@ -159,21 +161,19 @@ void ckpt_tfout_abort(void *w)
 	free(o->data);
 	free(o->prefix);
 	ckpt_decl_free(&o->l);
-	free(o->sum);
-	free(o->shard);
+	free(o->st);
 	free(o->end);
 	free(o);
 }
 
 /* ---- what a bundle holds ------------------------------------------------------- */
 
-/* Numbers of a type TensorFlow has, and strings as a bundle stores them
- * (copied from one: ckpt reads no other format's strings as TensorFlow's
- * encoding of them). */
+/* Numbers of a type TensorFlow has; from a bundle, any tensor (strings,
+ * variants, complex numbers ...: carried as stored). */
 int ckpt_tfout_storable(const ckpt_file *src, const ckpt_var *v)
 {
-	return ckpt_tf_number(v) != 0 &&
-	       (v->dtype != CKPT_OTHER || (src && ckpt_file_fmt(src) == &ckpt_format_tf));
+	return v->dtype != CKPT_OTHER ? ckpt_tf_number(v) != 0
+	                              : src && ckpt_file_fmt(src) == &ckpt_format_tf;
 }
 
 int ckpt_tfout_declare_from(void *w, const char *name, const ckpt_var *like, ckpt_dtype t,
@@ -188,8 +188,7 @@ int ckpt_tfout_declare_from(void *w, const char *name, const ckpt_var *like, ckp
 	if (!ckpt_tfout_storable(src, &v))
 		return ckpt_seterr("%s: variable '%s': a TensorFlow bundle cannot hold %s values%s",
 		                   ckpt_tfout_name(o), name, v.type,
-		                   v.dtype == CKPT_OTHER && ckpt_tf_number(&v)
-		                       ? " from another format" : "");
+		                   v.dtype == CKPT_OTHER ? " but from a bundle" : "");
 	if (!name[0])
 		return ckpt_seterr("%s: a variable without a name: a TensorFlow bundle keeps its "
 		                   "header under the empty name", ckpt_tfout_name(o));
@@ -207,18 +206,18 @@ int ckpt_tfout_declare(void *w, const char *name, ckpt_dtype t, int rank, const 
 
 /* n bytes at offset at of d's written; its CRC extended when they follow
  * the bytes before. */
-static int put_bytes(struct tfout *o, const struct ckpt_decl *d, struct tfsum *sum,
+static int put_bytes(struct tfout *o, const struct ckpt_decl *d, struct tfstate *st,
                      const void *buf, size_t n, uint64_t at)
 {
-	struct ckpt_temp *t = &o->data[o->shard[d - o->l.d]];
+	struct ckpt_temp *t = &o->data[st->shard];
 
 	if (at == 0)
-		sum->next = 0, sum->crc = 0;
-	if (at == sum->next) {
-		sum->crc = ckpt_crc32c_extend(sum->crc, buf, n);
-		sum->next = at + n;
+		st->next = 0, st->crc = 0;
+	if (at == st->next) {
+		st->crc = ckpt_crc32c_extend(st->crc, buf, n);
+		st->next = at + n;
 	} else {
-		sum->next = NOT_IN_ORDER;
+		st->next = NOT_IN_ORDER;
 	}
 	return ckpt_pwrite_all(t->fd, buf, n, d->begin + at, ckpt_temp_name(t));
 }
@@ -232,7 +231,45 @@ static int put_copy(void *user, const void *buf, size_t n, uint64_t at)
 {
 	struct copy_into *c = user;
 
-	return put_bytes(c->o, &c->o->l.d[c->i], &c->o->sum[c->i], buf, n, at);
+	return put_bytes(c->o, &c->o->l.d[c->i], &c->o->st[c->i], buf, n, at);
+}
+
+/* A tensor ckpt does not read as numbers, from a bundle: its bytes as
+ * stored, checked against its CRC where that is theirs (complex and
+ * quantized numbers) or a scalar string's; its entry's CRC kept. */
+static int copy_carried(struct tfout *o, size_t i)
+{
+	const struct ckpt_decl *d = &o->l.d[i];
+	struct tfstate *st = &o->st[i];
+	struct ckpt_temp *t = &o->data[st->shard];
+	struct ckpt_tf_raw r;
+	int plain, whole;
+	size_t chunk;
+	unsigned char *buf;
+	uint32_t c = 0;
+	int rc = 0;
+
+	ckpt_tf_raw(d->src, d->sv, &r);
+	plain = ckpt_tf_plain(r.dtype);
+	whole = r.dtype == 7 && d->v.nelems == 1 && r.size <= (1u << 28);
+	chunk = whole ? (size_t)r.size : r.size < (1u << 20) ? (size_t)r.size : (1u << 20);
+	if (!(buf = malloc(chunk ? chunk : 1)))
+		return ckpt_seterr("out of memory");
+	for (uint64_t at = 0; at < r.size && rc == 0; at += chunk) {
+		size_t k = r.size - at < chunk ? (size_t)(r.size - at) : chunk;
+
+		if (ckpt_pread_full(r.fd, buf, k, r.offset + at) != (ptrdiff_t)k)
+			rc = ckpt_seterr("%s: variable '%s': its data file could not be read (or "
+			                 "shrank)", d->src->name, d->sv->name);
+		c = plain ? ckpt_crc32c_extend(c, buf, k) : whole ? ckpt_tf_string_crc(buf, k) : 0;
+		rc = rc ? rc : ckpt_pwrite_all(t->fd, buf, k, d->begin + at, ckpt_temp_name(t));
+	}
+	free(buf);
+	if (rc == 0 && (plain || whole) && r.has_crc && ckpt_crc32c_mask(c) != r.crc)
+		rc = ckpt_seterr("%s: variable '%s' fails its CRC (the data file is damaged)",
+		                 d->src->name, d->sv->name);
+	st->dtype = r.dtype, st->crc = r.has_crc ? r.crc : 0, st->carried = 1;
+	return rc;
 }
 
 /* The shard of declaration d: of a split, its variable's. */
@@ -247,45 +284,45 @@ static uint32_t shard_of(const struct tfout *o, const struct ckpt_decl *d)
  * the copies written. */
 static int fix_layout(struct tfout *o)
 {
-	size_t n = o->l.n ? o->l.n : 1;
 	int rc = 0;
 
 	if (o->fixed)
 		return 0;
 	o->fixed = 1;
-	if (!(o->sum = calloc(n, sizeof *o->sum)) || !(o->shard = calloc(n, sizeof *o->shard)) ||
+	if (!(o->st = calloc(o->l.n ? o->l.n : 1, sizeof *o->st)) ||
 	    !(o->end = calloc(o->nshards, sizeof *o->end)))
 		return ckpt_seterr("out of memory");
 	for (size_t i = 0; i < o->l.n; i++) {
-		uint32_t s = o->shard[i] = shard_of(o, &o->l.d[i]);
+		struct ckpt_decl *d = &o->l.d[i];
+		uint32_t s = o->st[i].shard = shard_of(o, d);
 
-		o->l.d[i].begin = o->end[s];
-		o->end[s] += o->l.d[i].v.nbytes;
+		o->st[i].dtype = ckpt_tf_number(&d->v);
+		d->begin = o->end[s];
+		o->end[s] += d->v.nbytes;
 	}
 	for (size_t i = 0; i < o->l.n && rc == 0; i++)
 		if (o->l.d[i].src)
-			rc = ckpt_decl_copy(&o->l.d[i], put_copy, &(struct copy_into){o, i});
+			rc = o->l.d[i].v.dtype == CKPT_OTHER
+			     ? copy_carried(o, i)
+			     : ckpt_decl_copy(&o->l.d[i], put_copy, &(struct copy_into){o, i});
 	return rc;
 }
 
 /* d's CRC as its entry keeps it (masked): of the bytes written in order,
- * else of the bytes read back; a string's as TensorFlow takes it. */
-static int tensor_crc(struct tfout *o, const struct ckpt_decl *d, const struct tfsum *sum,
+ * else of the bytes read back; a carried tensor's from its entry. */
+static int tensor_crc(struct tfout *o, const struct ckpt_decl *d, const struct tfstate *st,
                       uint32_t *crc)
 {
 	const uint64_t n = d->v.nbytes;
-	const struct ckpt_temp *t = &o->data[o->shard[d - o->l.d]];
-	unsigned char *buf;
+	const struct ckpt_temp *t = &o->data[st->shard];
 	size_t chunk = n < (1u << 20) ? (size_t)n : (1u << 20);
-	int is_string = d->v.dtype == CKPT_OTHER;
+	unsigned char *buf;
 	uint32_t c = 0;
 
-	if (!is_string && sum->next == n) {
-		*crc = ckpt_crc32c_mask(sum->crc);
+	if (st->carried || st->next == n) {
+		*crc = st->carried ? st->crc : ckpt_crc32c_mask(st->crc);
 		return 0;
 	}
-	if (is_string)
-		chunk = (size_t)n;
 	if (!(buf = malloc(chunk ? chunk : 1)))
 		return ckpt_seterr("out of memory");
 	for (uint64_t at = 0; at < n; at += chunk) {
@@ -295,7 +332,7 @@ static int tensor_crc(struct tfout *o, const struct ckpt_decl *d, const struct t
 			free(buf);
 			return ckpt_seterr("%s: read error", ckpt_temp_name(t));
 		}
-		c = is_string ? ckpt_tf_string_crc(buf, k) : ckpt_crc32c_extend(c, buf, k);
+		c = ckpt_crc32c_extend(c, buf, k);
 	}
 	free(buf);
 	*crc = ckpt_crc32c_mask(c);
@@ -304,8 +341,8 @@ static int tensor_crc(struct tfout *o, const struct ckpt_decl *d, const struct t
 
 /* ---- the index ------------------------------------------------------------------- */
 
-static void put_entry(struct ckpt_pb_out *e, const struct ckpt_decl *d, uint32_t shard,
-                      uint32_t crc)
+static void put_entry(struct ckpt_pb_out *e, const struct ckpt_decl *d,
+                      const struct tfstate *st, uint32_t crc)
 {
 	struct ckpt_pb_out shape = {0}, dim = {0};
 
@@ -316,10 +353,10 @@ static void put_entry(struct ckpt_pb_out *e, const struct ckpt_decl *d, uint32_t
 		ckpt_pb_put_bytes(&shape, 2, dim.p, dim.n);
 	}
 	e->n = 0;
-	ckpt_pb_put_uint(e, 1, ckpt_tf_number(&d->v));
+	ckpt_pb_put_uint(e, 1, st->dtype);
 	ckpt_pb_put_bytes(e, 2, shape.p, shape.n);
-	if (shard)
-		ckpt_pb_put_uint(e, 3, shard);
+	if (st->shard)
+		ckpt_pb_put_uint(e, 3, st->shard);
 	if (d->begin)
 		ckpt_pb_put_uint(e, 4, d->begin);
 	if (d->v.nbytes)
@@ -358,9 +395,9 @@ static int write_index(struct tfout *o, struct ckpt_tftable_out *t)
 		const struct ckpt_decl *d = sorted[i];
 		uint32_t crc = 0;
 
-		if ((rc = tensor_crc(o, d, &o->sum[d - o->l.d], &crc)) < 0)
+		if ((rc = tensor_crc(o, d, &o->st[d - o->l.d], &crc)) < 0)
 			break;
-		put_entry(&e, d, o->shard[d - o->l.d], crc);
+		put_entry(&e, d, &o->st[d - o->l.d], crc);
 		rc = e.failed ? -1 : ckpt_tftable_add(t, d->name, strlen(d->name), e.p, e.n);
 	}
 	if (rc == 0 && (!sorted || e.failed))
@@ -426,7 +463,7 @@ void *ckpt_tfvar_open(void *w, const char *name, ckpt_dtype t, const ckpt_slab *
 	}
 	v->o = o;
 	v->d = d;
-	v->sum = &o->sum[d - o->l.d];
+	v->st = &o->st[d - o->l.d];
 	v->mem = like ? like->var->dtype : t == CKPT_OTHER ? d->v.dtype : t;
 	return v;
 }
@@ -441,7 +478,7 @@ int ckpt_tfvar_write(void *var, const ckpt_region *r, const void *buf)
 		index = index * v->dims[i] + r->start[i];
 	if (!(buf = ckpt_decl_stored(v, w->mem, buf, r->n, &w->conv, &w->convcap)))
 		return -1;
-	return put_bytes(w->o, w->d, w->sum, buf, r->n * v->elsize, index * v->elsize);
+	return put_bytes(w->o, w->d, w->st, buf, r->n * v->elsize, index * v->elsize);
 }
 
 void ckpt_tfvar_close(void *var)

@@ -265,7 +265,7 @@ static void tables_written_as_tensorflow_writes_them(void **state)
 }
 
 struct seen {
-	char keys[600][8];
+	char keys[600][16];
 	int n;
 };
 
@@ -274,7 +274,7 @@ static int remember(const char *key, size_t klen, const unsigned char *val, size
 {
 	struct seen *s = user;
 
-	assert_true(s->n < 600 && klen < 8 && vlen == klen);
+	assert_true(s->n < 600 && klen < 16 && vlen == klen);
 	assert_memory_equal(val, key, klen);
 	memcpy(s->keys[s->n++], key, klen + 1);
 	return 0;
@@ -290,15 +290,15 @@ static void small_blocks_and_awkward_keys(void **state)
 	struct seen s = {0};
 	unsigned char *image;
 	size_t size;
-	char keys[600][8];
+	char keys[600][16];
 	int n = 0;
 
 	(void)state;
 	assert_non_null(f);
-	for (int i = 0; i < 200; i++) {
-		snprintf(keys[n++], 8, "a%03d", i);
-		snprintf(keys[n++], 8, "a%03d\xff", i);
-		snprintf(keys[n++], 8, "a%03d\xff\xff", i);
+	for (unsigned i = 0; i < 200; i++) {
+		snprintf(keys[n++], 16, "a%03u", i);
+		snprintf(keys[n++], 16, "a%03u\xff", i);
+		snprintf(keys[n++], 16, "a%03u\xff\xff", i);
 	}
 	assert_non_null(t = ckpt_tftable_out_new(fileno(f), "z.index", 64));
 	for (int i = 0; i < n; i++)

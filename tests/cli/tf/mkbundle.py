@@ -11,6 +11,9 @@ SPEC is NAME=DTYPE:SHAPE:SEED (a numpy dtype name, a shape like 3x4 or
   --slices NAME     give NAME a slices field (a partitioned variable)
   --no-header       leave out the header entry
   --string NAME     a scalar string tensor NAME (TF's encoding, its CRC)
+  --strings NAME    a string tensor NAME of 3 elements
+  --raw NAME=DT     a tensor of DataType number DT (complex64 8, variant 21,
+                    ...) of 16 bytes, its CRC theirs
   --block-size N    table blocks of about N bytes (default 4096)
 and --npz FILE writes the arrays to FILE (np.savez), for the tests to
 compare with what ckpt made of them."""
@@ -124,19 +127,26 @@ def table(entries, block_size):
     return bytes(out + footer)
 
 
-def string_tensor(value):
-    """TF's encoding of a string tensor and its CRC (tensor_bundle.cc)."""
-    lengths = varint(len(value))
-    crc = crc32c(struct.pack("<I", len(value)))
+def string_tensor(*values):
+    """TF's encoding of a string tensor and its CRC (tensor_bundle.cc,
+    WriteStringTensor): the lengths as varints, the masked CRC of the
+    lengths (each as a uint32), the bytes; the tensor's CRC runs over the
+    lengths as uint32s, that masked CRC and the bytes."""
+    lengths, crc = b"", 0
+    for v in values:
+        lengths += varint(len(v))
+        crc = crc32c(struct.pack("<I", len(v)), crc)
     body = lengths + struct.pack("<I", mask(crc))
     crc = crc32c(struct.pack("<I", mask(crc)), crc)
-    crc = crc32c(value, crc)
-    return body + value, crc
+    for v in values:
+        crc = crc32c(v, crc)
+    return body + b"".join(values), crc
 
 
 def main(argv):
     prefix, specs = argv[1], argv[2:]
     shards, big, sliced, header, strings, bsize, npz = 1, False, set(), True, [], 4096, None
+    multi, raws = [], []
     tensors = []
     i = 0
     while i < len(specs):
@@ -151,6 +161,10 @@ def main(argv):
             header = False
         elif a == "--string":
             strings.append(specs[i + 1]); i += 1
+        elif a == "--strings":
+            multi.append(specs[i + 1]); i += 1
+        elif a == "--raw":
+            raws.append(specs[i + 1]); i += 1
         elif a == "--block-size":
             bsize = int(specs[i + 1]); i += 1
         elif a == "--npz":
@@ -179,6 +193,21 @@ def main(argv):
                         (field(3, 0, shard) if shard else b"") +
                         field(4, 0, len(data[shard])) + field(5, 0, len(raw)) +
                         field(6, 5, mask(crc))))
+        data[shard] += raw
+    for name in multi:
+        raw, crc = string_tensor(b"one", b"", name.encode() * 3)
+        shard = len(entries) % shards
+        entries.append((name.encode(), field(1, 0, 7) + field(2, 2, shape_proto([3])) +
+                        (field(3, 0, shard) if shard else b"") +
+                        field(4, 0, len(data[shard])) + field(5, 0, len(raw)) +
+                        field(6, 5, mask(crc))))
+        data[shard] += raw
+    for spec in raws:
+        name, dt = spec.split("=")
+        raw = bytes(range(16))
+        shard = len(entries) % shards
+        entries.append((name.encode(), entry(int(dt), [2] if dt == "8" else [], shard,
+                                             len(data[shard]), len(raw), mask(crc32c(raw)))))
         data[shard] += raw
     for k, (name, dt, arr) in enumerate(tensors):
         raw = arr.astype(arr.dtype.newbyteorder("<")).tobytes()

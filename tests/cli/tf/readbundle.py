@@ -1,15 +1,17 @@
-"""readbundle.py PREFIX [--npz FILE] [--strings DIR] [--order] - read a
+"""readbundle.py PREFIX [--npz FILE] [--raw DIR] [--blocks] [--order] - read a
 TensorFlow tensor bundle as TensorFlow's BundleReader does, independently
 of ckpt (the table, the protocol buffers and CRC-32C decoded here in Python
 from the formats' definitions), and check it as TensorFlow would: the
 footer's magic, every block's CRC, keys in increasing order, the index
 block's keys separating the data blocks, the header (one little-endian
 shard set, version 1), every entry's size against its dtype and shape, and
-every tensor's CRC (a string's as TensorFlow takes it).  Uncompressed
-tables only (what TensorFlow's writer makes).
+every tensor's CRC (a string tensor's as TensorFlow takes it; a variant's
+is not checked).  Uncompressed tables only (what TensorFlow's writer
+makes).
 
---npz writes the numeric tensors to FILE (np.savez); --strings writes each
-string tensor's bytes to DIR/NAME (its name with / as _); --blocks prints
+--npz writes the numeric tensors to FILE (np.savez); --raw writes the
+stored bytes of every other tensor (strings, complex, variants) to DIR/NAME
+(its name with / as _); --blocks prints
 the number of data blocks of the index, --order the tensors' names in the
 order of their data.  Exit 1 naming the first
 thing wrong."""
@@ -22,6 +24,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mkbundle import crc32c, mask  # noqa: E402  (the same definitions)
 
+PLAIN = {8: 8, 11: 1, 12: 1, 13: 4, 15: 2, 16: 2, 18: 16}  # complex, quantized: bytes
 TYPES = {1: "<f4", 2: "<f8", 3: "<i4", 4: "u1", 5: "<i2", 6: "i1", 9: "<i8", 10: "?",
          14: "bfloat16", 17: "<u2", 19: "<f2", 22: "<u4", 23: "<u8"}
 MAGIC = 0xDB4775248B80FB57
@@ -124,7 +127,7 @@ def main(argv):
     while i < len(argv):
         if argv[i] == "--npz":
             npz = argv[i + 1]; i += 1
-        elif argv[i] == "--strings":
+        elif argv[i] == "--raw":
             strings = argv[i + 1]; i += 1
         elif argv[i] == "--order":
             order = True
@@ -153,22 +156,11 @@ def main(argv):
         if len(raw) != size:
             bad("%s lies beyond its data file" % key)
         name = key.decode()
-        if dt == 7:
-            if dims:
-                bad("%s: a string tensor that is not a scalar" % name)
-            n, at = varint(raw, 0)
-            lcrc = struct.unpack_from("<I", raw, at)[0]
-            c = crc32c(struct.pack("<I", n))
-            if mask(c) != lcrc or len(raw) != at + 4 + n:
-                bad("%s: a malformed string" % name)
-            c = crc32c(raw[at + 4:], crc32c(struct.pack("<I", lcrc), c))
-            if strings:
-                with open(os.path.join(strings, name.replace("/", "_")), "wb") as f:
-                    f.write(raw[at + 4:])
-        else:
+        count = int(np.prod(dims, dtype=np.int64))
+        if dt in TYPES:
             t = TYPES[dt]
             width = 2 if t == "bfloat16" else np.dtype(t).itemsize
-            if size != width * int(np.prod(dims, dtype=np.int64)):
+            if size != width * count:
                 bad("%s: %d bytes for %s %s" % (name, size, t, dims))
             c = crc32c(raw)
             if t == "bfloat16":
@@ -176,7 +168,27 @@ def main(argv):
                     .view("<f4").reshape(dims)
             else:
                 arrays[name] = np.frombuffer(raw, t).reshape(dims)
-        if e.get(6, 0) != mask(c):
+        else:
+            if dt == 7:  # the lengths, their masked CRC, the bytes
+                at, c, total = 0, 0, 0
+                for _ in range(count):
+                    n, at = varint(raw, at)
+                    c = crc32c(struct.pack("<I", n), c)
+                    total += n
+                if struct.unpack_from("<I", raw, at)[0] != mask(c) or \
+                        len(raw) != at + 4 + total:
+                    bad("%s: a malformed string tensor" % name)
+                c = crc32c(raw[at + 4:], crc32c(raw[at:at + 4], c))
+            elif dt in PLAIN:
+                if size != PLAIN[dt] * count:
+                    bad("%s: %d bytes for type %d %s" % (name, size, dt, dims))
+                c = crc32c(raw)
+            else:  # a variant: its CRC is over its parts, not checked here
+                c = None
+            if strings:
+                with open(os.path.join(strings, name.replace("/", "_")), "wb") as f:
+                    f.write(raw)
+        if c is not None and e.get(6, 0) != mask(c):
             bad("%s fails its CRC" % name)
         placed.append((shard, off, name))
     if blocks:
