@@ -5,7 +5,8 @@
 # checksummed before and after, except the outputs the command names
 # (-o/--output, ckpt-flatten's --manifest; a %d pattern stands for its
 # shards, NAME.weights.json for NAME_*.weights.h5 too and
-# NAME.safetensors.index.json for NAME-*-of-*.safetensors; a link given as -o
+# NAME.safetensors.index.json for NAME-*-of-*.safetensors, PREFIX.index
+# for PREFIX.data-*-of-*; a link given as -o
 # stands for its target) and what stdout and
 # stderr were sent to.  A changed input is written to $CKPT_GUARD_LOG,
 # which tests/run.sh turns into a failure of the case.
@@ -29,6 +30,8 @@ $o"
 ${o%.weights.json}_[0-9]*.weights.h5" ;;
 	*.safetensors.index.json) outs="$outs
 ${o%.safetensors.index.json}-[0-9]*-of-[0-9]*.safetensors" ;;
+	*.index) outs="$outs
+${o%.index}.data-[0-9]*-of-[0-9]*" ;;
 	esac
 	[ -L "$1" ] && outs="$outs
 $(readlink -f "$1")"

@@ -1,6 +1,7 @@
 /* combine.c - linear combinations of slabs, exactly rounded. */
 #include "combine.h"
 #include "bf16mean.h"
+#include "f32mean.h"
 #include "err.h"
 #include "vec.h"
 #include "i128.h"
@@ -16,6 +17,7 @@ typedef __int128 i128;
 /* Values per block: the working arrays stay in L1 whatever the slab size. */
 #define BLOCK 512
 _Static_assert(BLOCK <= CKPT_BF16_BLOCK, "a block fits bf16mean.c");
+_Static_assert(BLOCK <= CKPT_F32_BLOCK, "a block fits f32mean.c");
 
 static int exact_integer_mean(const ckpt_combine *c)
 {
@@ -608,13 +610,13 @@ static size_t combine_block(const ckpt_combine *c, const void *const *in,
 	return store(c, in, off, hi, out, n);
 }
 
-/* Whether this is the mean of bfloat16 inputs into bfloat16. */
-static int bf16_mean(const ckpt_combine *c)
+/* Whether this is the mean of inputs of type t into t, of at most max. */
+static int plain_mean(const ckpt_combine *c, ckpt_dtype t, size_t max)
 {
 	for (size_t k = 0; k < c->nin; k++)
-		if (in_type(c, k) != CKPT_BF16)
+		if (in_type(c, k) != t)
 			return 0;
-	return !c->weights && c->out == CKPT_BF16 && c->nin <= CKPT_BF16_MAX_INPUTS;
+	return !c->weights && c->out == t && c->nin <= max;
 }
 
 /* The block at off by bf16mean.c, if it can decide it. */
@@ -628,17 +630,29 @@ static int bf16_block(const ckpt_combine *c, const void *const *in, size_t off, 
 	return ckpt_bf16_mean_block(at_off, c->nin, (uint16_t *)out + off, n);
 }
 
+/* The block at off by f32mean.c, if it can decide it. */
+static int f32_block(const ckpt_combine *c, const void *const *in, size_t off, void *out,
+                     size_t n)
+{
+	const float *at_off[CKPT_F32_MAX_INPUTS];
+
+	for (size_t k = 0; k < c->nin; k++)
+		at_off[k] = (const float *)in[k] + off;
+	return ckpt_f32_mean_block(at_off, c->nin, (float *)out + off, n);
+}
+
 size_t ckpt_combine_range(const ckpt_combine *c, const void *const *in, void *out,
                           size_t off, size_t n)
 {
 	size_t bad = 0, end = off + n;
 	/* (once, not per block) */
-	int narrow_in = narrow_floats(c), bf16 = bf16_mean(c);
+	int narrow_in = narrow_floats(c), bf16 = plain_mean(c, CKPT_BF16, CKPT_BF16_MAX_INPUTS),
+	    f32 = plain_mean(c, CKPT_F32, CKPT_F32_MAX_INPUTS);
 
 	for (; off < end; off += BLOCK) {
 		size_t m = end - off < BLOCK ? end - off : BLOCK;
 
-		if (bf16 && bf16_block(c, in, off, out, m))
+		if ((bf16 && bf16_block(c, in, off, out, m)) || (f32 && f32_block(c, in, off, out, m)))
 			continue;
 		if (exact_integer_mean(c))
 			mean_exact_block(c, in, off, out, m);

@@ -18,10 +18,12 @@
 #include "tf.h"
 #include "tftable.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define NOT_IN_ORDER UINT64_MAX
@@ -41,6 +43,7 @@ struct tfout {
 	uint32_t nshards;
 	char *prefix;
 	int force;
+	uint64_t old;             /* data shards of the bundle replaced (0: none) */
 	const ckpt_file *in;      /* a split: variable i of in goes */
 	const size_t *owner;      /* into shard owner[i] */
 	struct ckpt_decls l;
@@ -80,9 +83,48 @@ char *ckpt_tfout_shard_name(const char *target, size_t s, size_t k)
 	return name;
 }
 
-/* The data shards' temporaries, k of them. */
+/* The header's shard count (field 1), into user. */
+static int shard_count(const char *key, size_t klen, const unsigned char *val, size_t vlen,
+                       void *user)
+{
+	struct ckpt_pb_field f;
+
+	(void)key;
+	if (klen)
+		return 1; /* no header first: no bundle */
+	while (ckpt_pb_next(&val, val + vlen, &f) > 0)
+		if (f.number == 1 && f.wire == 0)
+			*(uint64_t *)user = f.value;
+	return 1;
+}
+
+/* The data shards of the bundle whose index is at path: 0 when there is
+ * none, or it is no bundle. */
+static uint64_t shards_of(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	unsigned char *image = NULL;
+	uint64_t n = 0;
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (1 << 30) &&
+	    (image = malloc((size_t)st.st_size + 1)) &&
+	    ckpt_pread_full(fd, image, (size_t)st.st_size, 0) == (ptrdiff_t)st.st_size)
+		ckpt_tftable_each(path, image, (size_t)st.st_size, shard_count, &n);
+	free(image);
+	if (fd >= 0)
+		close(fd);
+	return n <= 99999 ? n : 0;
+}
+
+/* The data shards' temporaries: k of them, or k + 1 (the last empty) when
+ * the bundle replaced has k - so that no new file takes the name of one
+ * the old index reads, and the old bundle stays whole until the new index
+ * replaces it, the commit. */
 static int open_data(struct tfout *o, size_t k)
 {
+	if (o->old == k)
+		k++;
 	for (uint32_t s = 0; o->data && s < o->nshards; s++)
 		ckpt_temp_release(&o->data[s]);
 	free(o->data);
@@ -109,8 +151,8 @@ int ckpt_tfout_split(void *w, size_t k, const ckpt_file *in, const size_t *owner
 {
 	struct tfout *o = w;
 
-	if (k > 99999)
-		return ckpt_seterr("%s: a bundle has at most 99999 data shards", ckpt_tfout_name(o));
+	if (k >= 99999)
+		return ckpt_seterr("%s: a bundle has at most 99998 data shards", ckpt_tfout_name(o));
 	o->in = in, o->owner = owner;
 	return open_data(o, k);
 }
@@ -136,6 +178,8 @@ void *ckpt_tfout_open(const char *target, int force, const ckpt_file *like)
 	o->force = force;
 	if (!(index = path_with(o->prefix, ".index")))
 		ckpt_seterr("out of memory");
+	if (index && force)
+		o->old = shards_of(index);
 	if (!index || ckpt_temp_open(&o->index, index, force, 0, NULL) < 0 || open_data(o, 1) < 0) {
 		ckpt_tfout_abort(o);
 		o = NULL;
@@ -424,8 +468,21 @@ static int finish(struct tfout *o)
 	return rc;
 }
 
-/* The data files first, then the index that names them: with the
- * signals that would remove temporaries held in between. */
+/* The data files replaced bundle had, now that no index names them. */
+static void remove_old_data(const struct tfout *o)
+{
+	for (uint64_t s = 0; s < o->old; s++) {
+		char *name = ckpt_tfout_shard_name(o->prefix, (size_t)s, (size_t)o->old);
+
+		if (name)
+			unlink(name);
+		free(name);
+	}
+}
+
+/* The data files first, under names the old index (if any) does not use,
+ * then the index that names them - the commit - and the old data files
+ * go: with the signals that would remove temporaries held throughout. */
 int ckpt_tfout_commit(void *w)
 {
 	struct tfout *o = w;
@@ -437,6 +494,8 @@ int ckpt_tfout_commit(void *w)
 		for (uint32_t s = 0; s < o->nshards && rc == 0; s++)
 			rc = ckpt_temp_commit(&o->data[s]);
 		rc = rc ? rc : ckpt_temp_commit(&o->index);
+		if (rc == 0)
+			remove_old_data(o);
 		ckpt_temp_release_signals(&old);
 	}
 	ckpt_tfout_abort(o);

@@ -241,6 +241,72 @@ static void bf16_blocks_the_fast_path_declines(void **state)
 	assert_int_equal(out[0], bf16(2));
 }
 
+/* float32 means through f32mean.c: the general path's bits (the same
+ * inputs as float64) with 2 to 1024 inputs, their magnitudes near the
+ * fast path's limit and in the subnormal range, ties among them. */
+static void f32_fast_path_as_float64(void **state)
+{
+	enum { N = 512 * 2, NIN = 1024 };
+	static const size_t nins[] = {2, 3, 5, 6, 7, 8, 33, 1024};
+	static float raw[NIN][N];
+	static double d[NIN][N];
+	static float got[N], want[N];
+	static const void *in[NIN], *din[NIN];
+
+	(void)state;
+	for (int round = 0; round < 64; round++) {
+		size_t nin = nins[round % 8];
+		int e0 = round % 4 == 0 ? -150 : -100 + (int)(next() % 200);
+		int spread = 20 + (int)(next() % 10), bits = round % 3 ? 24 : 2;
+		ckpt_combine c;
+
+		for (size_t k = 0; k < nin; k++) {
+			for (size_t i = 0; i < N; i++) {
+				raw[k][i] = (float)draw(e0, spread, bits);
+				d[k][i] = raw[k][i];
+			}
+			in[k] = raw[k], din[k] = d[k];
+		}
+		ckpt_combine_init(&c, CKPT_F32, CKPT_F32, nin, NULL);
+		ckpt_combine_slabs(&c, in, got, N);
+		ckpt_combine_init(&c, CKPT_F64, CKPT_F32, nin, NULL);
+		ckpt_combine_slabs(&c, din, want, N);
+		assert_memory_equal(got, want, sizeof got);
+	}
+}
+
+/* float32 blocks that hold a NaN, an infinity, or inputs 2^40 apart: the
+ * general path's answer for the whole block. */
+static void f32_blocks_the_fast_path_declines(void **state)
+{
+	static float a[512], b[512], out[512];
+	const void *in[2] = {a, b};
+
+	(void)state;
+	for (size_t i = 0; i < 512; i++)
+		a[i] = 1.5f, b[i] = 2.5f;
+	a[7] = NAN, b[9] = INFINITY, a[11] = 0x1p40f, b[11] = 0x1p-23f;
+	combine(CKPT_F32, in, 2, NULL, out, 512);
+	assert_true(isnan(out[7]) && out[9] == INFINITY);
+	assert_true(out[11] == 0x1p39f); /* (2^40 + 2^-23) / 2, rounded */
+	assert_true(out[0] == 2.0f);
+}
+
+/* Inputs 2^38 apart whose double sum drops a last bit that decides the
+ * rounding: 2 + (2 + 2^-22) + 2^-37 (1 + 2^-23) - 2^-37 is 4 + 2^-22 +
+ * 2^-60, whose mean lies above the halfway point 1 + 2^-24 (a sum rounded
+ * to 4 + 2^-22 would tie, to the even 1). */
+static void f32_sum_past_53_bits_declined(void **state)
+{
+	float a[1] = {2}, b[1] = {2 + 0x1p-22f}, c[1] = {0x1p-37f * (1 + 0x1p-23f)},
+	      d[1] = {-0x1p-37f}, out[1];
+	const void *in[4] = {a, b, c, d};
+
+	(void)state;
+	combine(CKPT_F32, in, 4, NULL, out, 1);
+	assert_true(out[0] == 1 + 0x1p-23f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +320,9 @@ int main(void)
 		cmocka_unit_test(narrow_tie_broken_far_below),
 		cmocka_unit_test(bf16_halfway_decided_exactly),
 		cmocka_unit_test(bf16_blocks_the_fast_path_declines),
+		cmocka_unit_test(f32_fast_path_as_float64),
+		cmocka_unit_test(f32_blocks_the_fast_path_declines),
+		cmocka_unit_test(f32_sum_past_53_bits_declined),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -131,3 +131,31 @@ run ckpt-merge -n --split 2 -o sq.index b1
 expect_status 0
 expect_out '^names	sq\.data-00001-of-00002$'
 expect_no_file sq.index sq.data-00000-of-00002
+
+# Replacing a bundle (-f): the new data files never take the old ones'
+# names (one more data shard, empty, when the counts would match), so the
+# old bundle is whole until the new index replaces it; then its data files
+# go.  Replaced again, back to one data file.
+ckpt-average -q -o r.index b1 || fail "r"
+run ckpt-average -f -o r.index b1 b2
+expect_status 0
+[ "$(ls r.*)" = "r.data-00000-of-00002
+r.data-00001-of-00002
+r.index" ] || fail "replaced: $(ls r.*)"
+[ ! -s r.data-00001-of-00002 ] || fail "the extra data shard is not empty"
+"$PY" "$RB" r || fail "r is no valid bundle"
+ckpt-average -q -o ab.h5 b1 b2 2>/dev/null || fail "ab.h5"
+run ckpt-diff --bitwise --exclude _CHECKPOINTABLE_OBJECT_GRAPH --exclude names --exclude cx \
+	--exclude var r.index ab.h5
+expect_status 0
+run ckpt-merge -f --split 2 -o r.index b1
+expect_status 0
+[ "$(ls r.*)" = "r.data-00000-of-00003
+r.data-00001-of-00003
+r.data-00002-of-00003
+r.index" ] || fail "split over a 2-shard bundle: $(ls r.*)"
+run ckpt-average -f -o r.index b1
+expect_status 0
+[ "$(ls r.*)" = "r.data-00000-of-00001
+r.index" ] || fail "replaced again: $(ls r.*)"
+"$PY" "$RB" r || fail "r is no valid bundle"
