@@ -83,6 +83,11 @@ averaged "partial" --partial a.h5 b.h5 c.h5 short.h5
 averaged "ranks without work" tiny0.h5 tiny1.h5
 averaged "user block" ub0.h5 ub1.h5
 if cmp -s -n 512 ub0.h5 p4.h5; then ok "user block kept"; else bad "user block not kept"; fi
+# TensorFlow bundles as inputs: each rank reads its slabs from the data files
+for x in a b c; do
+	"$S/ckpt-average" -q -o "t$x.index" "$x.h5" 2>/dev/null || bad "cannot make t$x.index"
+done
+averaged "TensorFlow bundles" ta.index tb.index tc.index
 
 par 2 ckpt-average -o - a.h5 b.h5
 failed "standard output refused" "under MPI the output is an HDF5 file" "-"

@@ -191,7 +191,8 @@ def main(argv):
         shard = len(entries) % shards
         entries.append((name.encode(), field(1, 0, 7) + field(2, 2, b"") +
                         (field(3, 0, shard) if shard else b"") +
-                        field(4, 0, len(data[shard])) + field(5, 0, len(raw)) +
+                        (field(4, 0, len(data[shard])) if data[shard] else b"") +
+                        field(5, 0, len(raw)) +
                         field(6, 5, mask(crc))))
         data[shard] += raw
     for name in multi:
@@ -199,7 +200,8 @@ def main(argv):
         shard = len(entries) % shards
         entries.append((name.encode(), field(1, 0, 7) + field(2, 2, shape_proto([3])) +
                         (field(3, 0, shard) if shard else b"") +
-                        field(4, 0, len(data[shard])) + field(5, 0, len(raw)) +
+                        (field(4, 0, len(data[shard])) if data[shard] else b"") +
+                        field(5, 0, len(raw)) +
                         field(6, 5, mask(crc))))
         data[shard] += raw
     for spec in raws:

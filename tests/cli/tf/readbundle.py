@@ -1,7 +1,8 @@
 """readbundle.py PREFIX [--npz FILE] [--raw DIR] [--blocks] [--order] - read a
 TensorFlow tensor bundle as TensorFlow's BundleReader does, independently
 of ckpt (the table, the protocol buffers and CRC-32C decoded here in Python
-from the formats' definitions), and check it as TensorFlow would: the
+from the formats' definitions; the entries again by Google's protobuf
+library where it is installed), and check it as TensorFlow would: the
 footer's magic, every block's CRC, keys in increasing order, the index
 block's keys separating the data blocks, the header (one little-endian
 shard set, version 1), every entry's size against its dtype and shape, and
@@ -28,6 +29,64 @@ PLAIN = {8: 8, 11: 1, 12: 1, 13: 4, 15: 2, 16: 2, 18: 16}  # complex, quantized:
 TYPES = {1: "<f4", 2: "<f8", 3: "<i4", 4: "u1", 5: "<i2", 6: "i1", 9: "<i8", 10: "?",
          14: "bfloat16", 17: "<u2", 19: "<f2", 22: "<u4", 23: "<u8"}
 MAGIC = 0xDB4775248B80FB57
+
+
+def protobuf_messages():
+    """BundleHeaderProto and BundleEntryProto (tensor_bundle.proto) as
+    Google's protobuf library builds them, or None without it: the entries
+    are decoded a second time by it, and must serialize back to the same
+    bytes (ckpt writes what a protobuf library writes)."""
+    try:
+        from google.protobuf import descriptor_pb2, message_factory
+    except ImportError:
+        return None
+    f = descriptor_pb2.FileDescriptorProto(name="bundle.proto", package="t", syntax="proto3")
+    T = descriptor_pb2.FieldDescriptorProto
+
+    def message(name, fields, nested=()):
+        m = f.message_type.add(name=name) if not nested else nested[0].nested_type.add(name=name)
+        for fname, number, kind, label, type_name in fields:
+            fd = m.field.add(name=fname, number=number, type=kind, label=label)
+            if type_name:
+                fd.type_name = type_name
+        return m
+    opt, rep = T.LABEL_OPTIONAL, T.LABEL_REPEATED
+    shape = message("TensorShapeProto", [("dim", 2, T.TYPE_MESSAGE, rep, ".t.TensorShapeProto.Dim"),
+                                         ("unknown_rank", 3, T.TYPE_BOOL, opt, None)])
+    message("Dim", [("size", 1, T.TYPE_INT64, opt, None), ("name", 2, T.TYPE_STRING, opt, None)],
+            (shape,))
+    message("VersionDef", [("producer", 1, T.TYPE_INT32, opt, None),
+                           ("min_consumer", 2, T.TYPE_INT32, opt, None),
+                           ("bad_consumers", 3, T.TYPE_INT32, rep, None)])
+    message("BundleHeaderProto", [("num_shards", 1, T.TYPE_INT32, opt, None),
+                                  ("endianness", 2, T.TYPE_INT32, opt, None),
+                                  ("version", 3, T.TYPE_MESSAGE, opt, ".t.VersionDef")])
+    message("BundleEntryProto", [("dtype", 1, T.TYPE_INT32, opt, None),
+                                 ("shape", 2, T.TYPE_MESSAGE, opt, ".t.TensorShapeProto"),
+                                 ("shard_id", 3, T.TYPE_INT32, opt, None),
+                                 ("offset", 4, T.TYPE_INT64, opt, None),
+                                 ("size", 5, T.TYPE_INT64, opt, None),
+                                 ("crc32c", 6, T.TYPE_FIXED32, opt, None)])
+    classes = message_factory.GetMessages([f])
+    return classes["t.BundleHeaderProto"], classes["t.BundleEntryProto"]
+
+
+PROTOS = protobuf_messages()
+
+
+def check_with_protobuf(key, value, mine):
+    """The entry (or header) decoded by the protobuf library: the same
+    fields as decoded here, and the same bytes serialized again."""
+    if PROTOS is None:
+        return
+    m = (PROTOS[0] if key == b"" else PROTOS[1])()
+    m.ParseFromString(value)
+    if m.SerializeToString(deterministic=True) != value:
+        bad("%r: not what a protobuf library writes" % key)
+    if key != b"":
+        got = (m.dtype, [d.size for d in m.shape.dim], m.shard_id, m.offset, m.size, m.crc32c)
+        if got != mine:
+            bad("%r: protobuf decodes %r, not %r" % (key, got, mine))
 
 
 def bad(what):
@@ -138,6 +197,7 @@ def main(argv):
     if entries[0][0] != b"":
         bad("no header entry")
     header = {n: v for n, _, v in fields(entries[0][1])}
+    check_with_protobuf(b"", entries[0][1], None)
     shards = header.get(1, 0)
     if shards < 1 or header.get(2, 0) != 0 or {n: v for n, _, v in fields(header.get(3, b""))} \
             != {1: 1}:
@@ -152,6 +212,7 @@ def main(argv):
         dims = [{n: v for n, _, v in fields(d)}.get(1, 0)
                 for n, _, d in fields(e.get(2, b"")) if n == 2]
         dt, shard, off, size = e.get(1), e.get(3, 0), e.get(4, 0), e.get(5, 0)
+        check_with_protobuf(key, value, (dt, dims, shard, off, size, e.get(6, 0)))
         raw = data[shard][off:off + size]
         if len(raw) != size:
             bad("%s lies beyond its data file" % key)

@@ -48,3 +48,11 @@ for d in counter half_plus_three half_plus_two_cpu half_plus_two_tf2; do
 	run ckpt-diff --bitwise "$d.index" "$REAL/tf/$d"
 	expect_status 0
 done
+# into HDF5 and back: the same bundle, byte for byte
+run ckpt-average -o h.h5 "$REAL/tf/half_plus_three"
+expect_status 0
+run ckpt-average -o back.index h.h5
+expect_status 0
+cmp -s back.index "$REAL/tf/half_plus_three/variables/variables.index" &&
+	cmp -s back.data-00000-of-00001 "$REAL/tf/half_plus_three/variables/variables.data-00000-of-00001" ||
+	fail "half_plus_three through HDF5 is not the same bundle"
