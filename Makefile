@@ -209,6 +209,7 @@ uninstall:
 # The filter plugins let HDF5 decode LZF, LZ4, BZip2 and Bitshuffle data.
 DEPS := build-essential pkg-config libhdf5-dev libarchive-dev libcmocka-dev \
         zlib1g-dev libjansson-dev libsnappy-dev hdf5-plugin-lzf hdf5-filter-plugin python3-h5py python3-numpy \
+        python3-protobuf \
         hdf5-tools valgrind mandoc openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
