@@ -50,8 +50,6 @@ static struct bundle *bundle_of(const ckpt_file *f)
 	return f->backend->state;
 }
 
-#define DT_STRING 7
-
 static const ckpt_dtype types[] = {
 	[1] = CKPT_F32, [2] = CKPT_F64, [3] = CKPT_I32, [4] = CKPT_U8, [5] = CKPT_I16,
 	[6] = CKPT_I8, [9] = CKPT_I64, [10] = CKPT_BOOL, [14] = CKPT_BF16,
@@ -76,8 +74,8 @@ ckpt_dtype ckpt_tf_type(uint64_t dt, const char **kind)
 
 uint64_t ckpt_tf_number(const ckpt_var *v)
 {
-	if (v->dtype == CKPT_OTHER)
-		return strcmp(v->type, "string") == 0 && v->nelems == 1 ? DT_STRING : 0;
+	if (v->dtype == CKPT_OTHER) /* (what no entry of types is) */
+		return 0;
 	for (uint64_t dt = 1; dt < sizeof types / sizeof *types; dt++)
 		if (types[dt] == v->dtype)
 			return dt;
@@ -88,8 +86,9 @@ int ckpt_tf_plain(uint64_t dt)
 {
 	const char *kind;
 
-	return ckpt_tf_type(dt, &kind) != CKPT_OTHER || strstr("complex64 complex128 qint8 quint8 "
-	                                                        "qint16 quint16 qint32", kind);
+	/* complex64, complex128; qint8, quint8, qint32, qint16, quint16 */
+	return ckpt_tf_type(dt, &kind) != CKPT_OTHER || dt == 8 || dt == 18 ||
+	       (dt >= 11 && dt <= 16 && dt != 14);
 }
 
 void ckpt_tf_raw(const ckpt_file *f, const ckpt_var *v, struct ckpt_tf_raw *r)
