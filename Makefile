@@ -75,7 +75,7 @@ LIB_SRC  := $(sort $(wildcard src/lib/*.c))
 LIB_HDR  := $(sort $(wildcard src/lib/*.h))
 # Internal to the library (the HDF5 backend, CPU- and compiler-specific
 # code): never installed, never included by a program.
-LIB_PRIV := $(addprefix src/lib/,commit.h h5.h outint.h header.h i128.h refs.h temp.h vec.h wrap.h)
+LIB_PRIV := $(addprefix src/lib/,commit.h h5.h outint.h header.h i128.h pickleint.h refs.h temp.h vec.h wrap.h)
 LIB_PUB  := $(filter-out $(LIB_PRIV),$(LIB_HDR))
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
 PROGS    := $(patsubst src/%.c,%,$(sort $(wildcard src/ckpt-*.c)))
@@ -209,7 +209,7 @@ uninstall:
 # The filter plugins let HDF5 decode LZF, LZ4, BZip2 and Bitshuffle data.
 DEPS := build-essential pkg-config libhdf5-dev libarchive-dev libcmocka-dev \
         zlib1g-dev libjansson-dev libsnappy-dev hdf5-plugin-lzf hdf5-filter-plugin python3-h5py python3-numpy \
-        python3-protobuf \
+        python3-protobuf python3-torch \
         hdf5-tools valgrind mandoc openmpi-bin libopenmpi-dev libhdf5-openmpi-dev
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \

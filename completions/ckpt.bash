@@ -64,7 +64,7 @@ _ckpt()
 		COMPREPLY=($(compgen -W "gzip zstd xz bzip2 lz4 none" -- "$cur"))
 		return ;;
 	--template)
-		_filedir '@(h5|hdf5|keras|json|safetensors|index)'
+		_filedir '@(h5|hdf5|keras|json|safetensors|index|pt|pth|bin|ckpt)'
 		return ;;
 	--manifest)
 		_filedir tsv
@@ -84,6 +84,6 @@ _ckpt()
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		return
 	fi
-	_filedir '@(h5|hdf5|keras|json|safetensors|index|tar|tgz|gz|zst|xz|bz2|lz4|zip|bin)'
+	_filedir '@(h5|hdf5|keras|json|safetensors|index|pt|pth|ckpt|tar|tgz|gz|zst|xz|bz2|lz4|zip|bin)'
 }
 complete -F _ckpt ckpt-average ckpt-diff ckpt-flatten ckpt-merge ckpt-read ckpt-train ckpt-unflatten

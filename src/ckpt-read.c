@@ -36,7 +36,8 @@ static void usage(void)
 	       "  --add-prefix P     show names with prefix P added\n"
 	       "  --progress         show progress even when stderr is not a terminal\n"
 	       "  -q, --quiet        no column header and no totals line; no progress\n"
-	       "  -v, --verbose      also show each variable's storage layout\n"
+	       "  -v, --verbose      also show each variable's storage layout (and a\n"
+	       "                     PyTorch file's values that are no tensors)\n"
 	       "  -h, --help         show this help and exit\n"
 	       "  -V, --version      show the version and exit\n",
 	       progname, synopsis);
@@ -106,6 +107,28 @@ static void print_aliases(const ckpt_file *f, const struct row *rows, size_t n)
 			printf("%s -> %s\n", a, rows[i].shown);
 			free(a);
 		}
+}
+
+/* "NAME = VALUE" for each value that is no variable (a PyTorch file's
+ * epoch), selected and mapped as variables are. */
+static void print_other_values(const ckpt_file *f)
+{
+	for (size_t i = 0; i < f->nobjs; i++) {
+		const ckpt_obj *o = &f->objs[i];
+		char *mapped, *shown;
+
+		if (o->kind != CKPT_OBJ_VALUE)
+			continue;
+		if (!(mapped = ckpt_select_map(&opt.sel, o->path)))
+			die("out of memory");
+		if (ckpt_select_match(&opt.sel, mapped)) {
+			if (!(shown = ckpt_flat_escape(mapped)))
+				die("out of memory");
+			printf("%s = %s\n", shown, o->target);
+			free(shown);
+		}
+		free(mapped);
+	}
 }
 
 /* Text mode: values of the slab, a line per row of the last dimension. */
@@ -357,7 +380,9 @@ static void print_container(const ckpt_container *c)
 {
 	if (ckpt_container_is_set(c->kind)) {
 		printf("%zu %s shard%s listed in %s:", c->nshards,
-		       c->kind == CKPT_KERAS_SHARDS ? "Keras" : "safetensors",
+		       c->kind == CKPT_KERAS_SHARDS  ? "Keras"
+		       : c->kind == CKPT_TORCH_SHARDS ? "PyTorch"
+		                                      : "safetensors",
 		       c->nshards == 1 ? "" : "s", c->path);
 		for (size_t i = 0; i < c->nshards; i++)
 			printf(" %s", c->shards[i]);
@@ -559,6 +584,8 @@ static void list_file(const ckpt_file *f, size_t nfiles, size_t index)
 		}
 		if (!opt.values)
 			print_aliases(f, rows, n);
+		if (!opt.values && opt.verbose)
+			print_other_values(f);
 		if (!opt.quiet && f->container)
 			print_container(f->container);
 		if (!opt.quiet)

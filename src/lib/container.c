@@ -18,6 +18,8 @@ const char *ckpt_container_kind_name(ckpt_container_kind k)
 		return "keras shards";
 	case CKPT_SAFETENSORS_SHARDS:
 		return "safetensors shards";
+	case CKPT_TORCH_SHARDS:
+		return "pytorch shards";
 	default:
 		return "file";
 	}
@@ -38,12 +40,19 @@ ckpt_container_kind ckpt_container_for_output(const char *path)
 		return CKPT_KERAS_SHARDS;
 	if (ckpt_name_ends(path, ".safetensors.index.json"))
 		return CKPT_SAFETENSORS_SHARDS;
+	if (ckpt_name_ends(path, ".bin.index.json"))
+		return CKPT_TORCH_SHARDS;
 	return CKPT_BARE;
+}
+
+int ckpt_container_is_hf(ckpt_container_kind k)
+{
+	return k == CKPT_SAFETENSORS_SHARDS || k == CKPT_TORCH_SHARDS;
 }
 
 int ckpt_container_is_set(ckpt_container_kind k)
 {
-	return k == CKPT_KERAS_SHARDS || k == CKPT_SAFETENSORS_SHARDS;
+	return k == CKPT_KERAS_SHARDS || ckpt_container_is_hf(k);
 }
 
 void ckpt_wrapping_free(struct ckpt_wrapping *w)

@@ -20,6 +20,8 @@ typedef enum {
 	CKPT_KERAS_SHARDS,   /* the shards a Keras NAME.weights.json lists */
 	CKPT_SAFETENSORS_SHARDS, /* the shards a Hugging Face
 	                      * NAME.safetensors.index.json lists */
+	CKPT_TORCH_SHARDS,   /* the PyTorch shards a Hugging Face
+	                      * NAME.bin.index.json lists */
 } ckpt_container_kind;
 
 typedef struct ckpt_container {
@@ -36,11 +38,15 @@ typedef struct ckpt_container {
 const char *ckpt_container_kind_name(ckpt_container_kind k);
 
 /* The container an output named path is to be: CKPT_KERAS_ARCHIVE for
- * "*.keras", CKPT_KERAS_SHARDS for "*.weights.json", else CKPT_BARE. */
+ * "*.keras", CKPT_KERAS_SHARDS for "*.weights.json", the Hugging Face sets
+ * for "*.safetensors.index.json" and "*.bin.index.json", else CKPT_BARE. */
 ckpt_container_kind ckpt_container_for_output(const char *path);
 
-/* Whether k is a set of shards (one checkpoint in several files). */
+/* Whether k is a set of shards (one checkpoint in several files); a
+ * Hugging Face set (an index.json with a weight_map, of safetensors or
+ * PyTorch shards). */
 int ckpt_container_is_set(ckpt_container_kind k);
+int ckpt_container_is_hf(ckpt_container_kind k);
 
 /* Free c and what it holds.  NULL is allowed. */
 void ckpt_container_free(ckpt_container *c);

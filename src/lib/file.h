@@ -37,7 +37,8 @@ typedef struct ckpt_var {
  * with several hard links). */
 typedef enum {
 	CKPT_OBJ_GROUP, CKPT_OBJ_VAR, CKPT_OBJ_SOFTLINK, CKPT_OBJ_DATATYPE,
-	CKPT_OBJ_HARDLINK, CKPT_OBJ_EXTLINK
+	CKPT_OBJ_HARDLINK, CKPT_OBJ_EXTLINK,
+	CKPT_OBJ_VALUE      /* a value that is no tensor (a PyTorch file's epoch) */
 } ckpt_obj_kind;
 
 typedef struct ckpt_obj {
@@ -47,7 +48,8 @@ typedef struct ckpt_obj {
 	char *path;         /* groups and links: path without the leading '/' */
 	char *target;       /* soft links: the path they point to; hard links:
 	                     * the object's first name (without '/'); external
-	                     * links: the path in the other file */
+	                     * links: the path in the other file; values: what
+	                     * they hold, as Python shows it */
 	char *file;         /* external links: the other file */
 	uint64_t nattrs;    /* groups, variables, datatypes: attributes */
 } ckpt_obj;

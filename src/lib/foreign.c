@@ -1,8 +1,8 @@
 /* foreign.c - the formats ckpt knows but does not read (yet): entries of
  * the format table (format.h) that only recognise and name themselves, so
- * that an error says what a file is.  PyTorch, TensorFlow, TensorFlow
- * Lite, NumPy, GGUF, ONNX; by content, and by name where the content has
- * no mark. */
+ * that an error says what a file is.  TensorFlow's parts, TensorFlow
+ * Lite, NumPy, plain pickles, GGUF, ONNX; by content, and by name where the
+ * content has no mark. */
 #include "format.h"
 
 #include <stdio.h>
@@ -48,25 +48,11 @@ int ckpt_torch_member(const char *m)
 	       ends_with(m, "/.format_version") || ends_with(m, "/byteorder");
 }
 
-static int torch_zip(const struct ckpt_probe *p)
-{
-	char m[256];
-
-	return zip_first_member(p, m, sizeof m) && ckpt_torch_member(m);
-}
-
 static int npz(const struct ckpt_probe *p)
 {
 	char m[256];
 
 	return zip_first_member(p, m, sizeof m) && ends_with(m, ".npy");
-}
-
-/* torch.save's legacy magic number, 0x1950a86a20f9469cfc6c, as pickle's
- * LONG1 opcode writes it after the protocol 2 header */
-static int torch_legacy(const struct ckpt_probe *p)
-{
-	return starts(p, 0, "\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8", 12);
 }
 
 static int pickle(const struct ckpt_probe *p)
@@ -123,11 +109,8 @@ static int onnx(const struct ckpt_probe *p)
 
 #define NAMED(id, fn, what) const struct ckpt_format id = {.name = what, .probe = fn}
 
-NAMED(ckpt_format_torch_zip, torch_zip, "a PyTorch checkpoint (a torch.save zip)");
 NAMED(ckpt_format_npz, npz, "a NumPy .npz archive");
-NAMED(ckpt_format_torch_legacy, torch_legacy,
-      "a legacy PyTorch checkpoint (torch.save before 1.6)");
-NAMED(ckpt_format_pickle, pickle, "a Python pickle (a legacy PyTorch checkpoint?)");
+NAMED(ckpt_format_pickle, pickle, "a Python pickle, not one torch.save wrote");
 NAMED(ckpt_format_npy, npy, "a NumPy .npy array");
 NAMED(ckpt_format_gguf, gguf, "a GGUF model (llama.cpp)");
 NAMED(ckpt_format_tflite, tflite, "a TensorFlow Lite model");

@@ -81,6 +81,9 @@ struct ckpt_format {
 	 * best; collective (NULL: never) and shareable (NULL: always) for the
 	 * ranks of an MPI run; text kept under a key. */
 	const char *const *suffixes; /* the output names that ask for it */
+	/* An output from a base of the format keeps the base's objects that
+	 * are no variables (further names, values: a PyTorch file's). */
+	int keeps_objects;
 	/* A new file at path (standard output for "-"), made like the file
 	 * like (of this format) or new when like is NULL. */
 	void *(*out_open)(const char *path, int force, const ckpt_file *like);
@@ -134,10 +137,10 @@ struct ckpt_format {
 /* slab_same(): 1, 0, -1 with a message, or this: compare the bytes. */
 #define CKPT_SAME_BYTES 2
 
-extern const struct ckpt_format ckpt_format_hdf5, ckpt_format_safetensors, ckpt_format_tf;
+extern const struct ckpt_format ckpt_format_hdf5, ckpt_format_safetensors, ckpt_format_tf,
+	ckpt_format_torch;
 /* foreign.c: named only */
-extern const struct ckpt_format ckpt_format_torch_zip, ckpt_format_npz,
-	ckpt_format_torch_legacy, ckpt_format_pickle, ckpt_format_npy, ckpt_format_gguf,
+extern const struct ckpt_format ckpt_format_npz, ckpt_format_pickle, ckpt_format_npy, ckpt_format_gguf,
 	ckpt_format_tflite, ckpt_format_tf_index, ckpt_format_tf_data, ckpt_format_saved_model,
 	ckpt_format_onnx;
 

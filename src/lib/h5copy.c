@@ -560,6 +560,8 @@ static int copy_obj(const ckpt_file *src, const ckpt_obj *o, hid_t dst,
 		return 0;
 	case CKPT_OBJ_HARDLINK:
 		return copy_hardlink(src, o, dst);
+	case CKPT_OBJ_VALUE: /* (no HDF5 file has them) */
+		break;
 	}
 	return 0;
 }

@@ -357,7 +357,9 @@ static int set_kind(ckpt_container *c)
 		if (ckpt_file_fmt(w->part[k]) != fmt)
 			return ckpt_seterr("%s: shards of two formats: %s and %s", c->path,
 			                   c->shards[0], c->shards[k]);
-	c->kind = fmt == &ckpt_format_safetensors ? CKPT_SAFETENSORS_SHARDS : CKPT_KERAS_SHARDS;
+	c->kind = fmt == &ckpt_format_safetensors ? CKPT_SAFETENSORS_SHARDS
+	          : fmt == &ckpt_format_torch     ? CKPT_TORCH_SHARDS
+	                                          : CKPT_KERAS_SHARDS;
 	return 0;
 }
 

@@ -83,6 +83,7 @@ static ckpt_out *out_new(const char *target, ckpt_container_kind kind, const ckp
 	o->kind = kind;
 	/* a container's files are of the format it holds */
 	o->fmt = kind == CKPT_SAFETENSORS_SHARDS ? &ckpt_format_safetensors
+	         : kind == CKPT_TORCH_SHARDS     ? &ckpt_format_torch
 	         : kind != CKPT_BARE            ? &ckpt_format_hdf5
 	                                        : ckpt_format_for_output(target, like);
 	return o;
@@ -98,6 +99,9 @@ static int check_base(const ckpt_out *o, const char *target)
 	                   : o->kind == CKPT_KERAS_SHARDS
 	                       ? "a .weights.json output needs a sharded Keras base (a .weights.json) "
 	                         "to take the shards' layout from"
+	                   : o->kind == CKPT_TORCH_SHARDS
+	                       ? "a .bin.index.json output needs a sharded PyTorch base (a "
+	                         ".bin.index.json) to take the shards' layout from"
 	                       : "a .safetensors.index.json output needs a sharded safetensors base "
 	                         "(a .safetensors.index.json) to take the shards' layout from";
 
@@ -156,8 +160,10 @@ static int keep_texts(ckpt_out *o, size_t k)
 /* A set's map given as target: its temporary, and the names of n shards. */
 static int name_shards(ckpt_out *o, const char *target, size_t n)
 {
-	int hf = o->kind == CKPT_SAFETENSORS_SHARDS;
-	char *path = ckpt_out_set_path(o, target, hf ? CKPT_ST_INDEX_SUFFIX : ".weights.json");
+	int hf = ckpt_container_is_hf(o->kind);
+	char *path = ckpt_out_set_path(o, target, o->kind == CKPT_SAFETENSORS_SHARDS
+	                                              ? CKPT_ST_INDEX_SUFFIX
+	                                          : hf ? CKPT_TORCH_INDEX_SUFFIX : ".weights.json");
 
 	o->names = !path ? NULL : hf ? ckpt_out_st_shard_names(path, n)
 	                             : ckpt_keras_shard_names(path, n);
@@ -173,7 +179,7 @@ static int open_files(ckpt_out *o, const char *target, int force)
 {
 	size_t nbase = 1, n = 1;
 	ckpt_file *const *base = o->like ? ckpt_parts(o->like, &nbase) : NULL;
-	int set = o->kind == CKPT_KERAS_SHARDS || o->kind == CKPT_SAFETENSORS_SHARDS;
+	int set = ckpt_container_is_set(o->kind);
 
 	if (o->kind != CKPT_BARE &&
 	    ckpt_temp_open(&o->t, target, force, 0,
@@ -206,7 +212,8 @@ ckpt_out *ckpt_out_open(const char *target, int force, const ckpt_file *like)
 	if (o && ckpt_par_on() &&
 	    (o->kind != CKPT_BARE || strcmp(target, "-") == 0 || !o->fmt->out_share)) {
 		ckpt_seterr("%s: under MPI the output is an HDF5 file (not standard output, "
-		            "safetensors, a TensorFlow bundle or a Keras container)", target);
+		            "safetensors, a TensorFlow bundle, a PyTorch file or a Keras "
+		            "container)", target);
 		out_free(o);
 		return NULL;
 	}
@@ -232,11 +239,12 @@ ckpt_out *ckpt_out_open_split(const char *target, int force, const ckpt_file *in
 		}
 		return o;
 	}
-	if (!ckpt_name_ends(target, CKPT_ST_INDEX_SUFFIX)) {
-		ckpt_seterr("%s: a new set of shards is named NAME%s", target, CKPT_ST_INDEX_SUFFIX);
+	if (!ckpt_container_is_hf(ckpt_container_for_output(target))) {
+		ckpt_seterr("%s: a new set of shards is named NAME%s or NAME%s", target,
+		            CKPT_ST_INDEX_SUFFIX, CKPT_TORCH_INDEX_SUFFIX);
 		return NULL;
 	}
-	if (!(o = out_new(target, CKPT_SAFETENSORS_SHARDS, in)))
+	if (!(o = out_new(target, ckpt_container_for_output(target), in)))
 		return NULL;
 	o->owner = owner;
 	o->nshards = k;
@@ -291,6 +299,7 @@ int ckpt_out_commit(ckpt_out *o)
 		break;
 	case CKPT_KERAS_SHARDS:
 	case CKPT_SAFETENSORS_SHARDS:
+	case CKPT_TORCH_SHARDS:
 		rc = ckpt_out_commit_set(o);
 		break;
 	default: /* one file: its format's commit frees it */
@@ -376,7 +385,12 @@ int ckpt_out_set_text(ckpt_out *o, const char *key, const char *text)
  * others. */
 static size_t text_files(const ckpt_out *o)
 {
-	return o->kind == CKPT_SAFETENSORS_SHARDS ? o->nfiles : 1;
+	return ckpt_container_is_hf(o->kind) ? o->nfiles : 1;
+}
+
+int ckpt_out_holds_texts(const ckpt_out *o)
+{
+	return o->fmt->out_set_text != NULL;
 }
 
 int ckpt_out_set_bytes(ckpt_out *o, const char *key, const char *text, size_t len)

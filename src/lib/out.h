@@ -66,6 +66,9 @@ int ckpt_out_create_var(ckpt_out *o, const char *name, ckpt_dtype t, int rank,
  * attribute in HDF5, an entry of safetensors' __metadata__ (set before
  * the first values are written). */
 int ckpt_out_set_text(ckpt_out *o, const char *key, const char *text);
+/* Whether o's format keeps texts at all (a PyTorch file, a TensorFlow
+ * bundle do not: texts given are left out with one warning). */
+int ckpt_out_holds_texts(const ckpt_out *o);
 /* The same for len bytes that may hold NUL (a fixed-length string in
  * HDF5, which keeps them). */
 int ckpt_out_set_bytes(ckpt_out *o, const char *key, const char *text, size_t len);

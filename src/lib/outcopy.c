@@ -80,23 +80,30 @@ int ckpt_out_set_metadata(const ckpt_out *o, const ckpt_file *set,
  * metadata), and links and named datatypes.  Groups need nothing: the
  * names keep them. */
 struct left_out {
-	size_t vars, attrs, links;
-	const char *var, *attr, *link; /* the first of each */
+	size_t vars, attrs, links, values;
+	const char *var, *attr, *link, *value; /* the first of each */
 };
 
 static void count_left_out(const ckpt_file *src, const ckpt_out *o, struct left_out *l)
 {
+	/* (an output of src's own format that keeps them) */
+	size_t n = o->fmt->keeps_objects && ckpt_file_fmt(src) == o->fmt ? 0 : src->nobjs;
+
 	l->attrs = o->root_attrs_left;
 	l->attr = l->attrs ? "/" : NULL;
-	for (size_t i = 0; i < src->nobjs; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const ckpt_obj *ob = &src->objs[i];
 		const char *path = ob->kind == CKPT_OBJ_VAR ? src->vars[ob->var].name : ob->path;
 
 		if (ob->nattrs && !l->attrs)
 			l->attr = path;
 		l->attrs += ob->nattrs;
-		if (ob->kind != CKPT_OBJ_GROUP && ob->kind != CKPT_OBJ_VAR && !l->links++)
+		if (ob->kind == CKPT_OBJ_VALUE) {
+			if (!l->values++)
+				l->value = path;
+		} else if (ob->kind != CKPT_OBJ_GROUP && ob->kind != CKPT_OBJ_VAR && !l->links++) {
 			l->link = path;
+		}
 	}
 }
 
@@ -118,6 +125,7 @@ static void warn_left_out(const ckpt_file *src, const ckpt_out *o, struct left_o
 	say_left_out(list, sizeof list, l->vars, "non-numeric variable", "", l->var);
 	say_left_out(list, sizeof list, l->attrs, "attribute", "on ", l->attr);
 	say_left_out(list, sizeof list, l->links, "link", "", l->link);
+	say_left_out(list, sizeof list, l->values, "non-tensor value", "", l->value);
 	if (list[0])
 		ckpt_warnf("%s: left out what %s cannot hold: %s", ckpt_out_name(o),
 		           o->fmt->name, list);
@@ -251,7 +259,7 @@ static int copy_flat(const ckpt_file *src, ckpt_out *o, ckpt_copy_fn decide, voi
 	if (rc == 0 && with_metadata && o->nfiles <= 1 && o->fmt->write_order &&
 	    o->fmt->write_order(o->files[0], names, n) < 0)
 		rc = ckpt_seterr("%s: %s", ckpt_out_name(o), ckpt_errmsg());
-	if (rc == 0 && left.vars)
+	if (rc == 0) /* (and the links, the values a flat file has no place for) */
 		warn_left_out(src, o, &left);
 	free(names);
 	return rc;

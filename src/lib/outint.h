@@ -13,6 +13,8 @@
 /* Hugging Face's shard names: NAME.safetensors.index.json lists
  * NAME-00001-of-0000n.safetensors, ... */
 #define CKPT_ST_INDEX_SUFFIX ".safetensors.index.json"
+/* and NAME.bin.index.json lists NAME-00001-of-0000n.bin, ... */
+#define CKPT_TORCH_INDEX_SUFFIX ".bin.index.json"
 
 struct ckpt_out {
 	ckpt_container_kind kind;
@@ -24,7 +26,9 @@ struct ckpt_out {
 	                            * of a file's for a format without texts */
 	size_t texts_left;         /* texts given that the format has no place for, */
 	char *text_left;           /* the first of them */
-	uint64_t total;            /* a Keras set: bytes of values */
+	uint64_t total;            /* a Keras or PyTorch set: bytes of values */
+	void *shard_of;            /* a PyTorch set: its tensors' shards (a JSON
+	                            * object of name -> index), read from them */
 	const size_t *owner;       /* a new set: each variable's shard, */
 	size_t nshards;            /* of this many */
 	char **names;              /* a sharded set: its shard files */

@@ -43,10 +43,15 @@ char *ckpt_out_shard_name(const char *target, size_t s, size_t k)
 
 	if (fmt->split_name)
 		return fmt->split_name(target, s, k);
+	int torch = ckpt_name_ends(target, CKPT_TORCH_INDEX_SUFFIX);
+
 	if (ckpt_name_ends(target, CKPT_ST_INDEX_SUFFIX))
 		stem -= strlen(CKPT_ST_INDEX_SUFFIX);
+	if (torch)
+		stem -= strlen(CKPT_TORCH_INDEX_SUFFIX);
 	if ((name = malloc(size = stem + 64)))
-		snprintf(name, size, "%.*s-%05zu-of-%05zu.safetensors", (int)stem, target, s + 1, k);
+		snprintf(name, size, "%.*s-%05zu-of-%05zu.%s", (int)stem, target, s + 1, k,
+		         torch ? "bin" : "safetensors");
 	return name;
 }
 
@@ -84,6 +89,7 @@ static int count_bytes(const ckpt_out *o, uint64_t *total)
 }
 
 static int write_st_index(ckpt_out *o, int fd, const char *what, char *const *files);
+static int read_torch_shards(ckpt_out *o, struct ckpt_temp *const *temps);
 
 /* The set's map, naming its shards files[k]. */
 static int write_set_map(void *user, int fd, const char *what, char *const *files)
@@ -92,7 +98,7 @@ static int write_set_map(void *user, int fd, const char *what, char *const *file
 	char *text;
 	int rc;
 
-	if (o->kind == CKPT_SAFETENSORS_SHARDS)
+	if (ckpt_container_is_hf(o->kind))
 		return write_st_index(o, fd, what, files);
 	if (!(text = ckpt_keras_shards_json(o->like->container, files, o->total)))
 		return -1;
@@ -109,6 +115,8 @@ static int own_shard_name(void *user, const char *file)
 	const ckpt_out *o = user;
 	const char *tail = o->kind == CKPT_SAFETENSORS_SHARDS
 	                       ? "-[0-9][0-9][0-9][0-9][0-9]-of-[0-9][0-9][0-9][0-9][0-9].safetensors"
+	                   : o->kind == CKPT_TORCH_SHARDS
+	                       ? "-[0-9][0-9][0-9][0-9][0-9]-of-[0-9][0-9][0-9][0-9][0-9].bin"
 	                       : "_[0-9][0-9][0-9][0-9][0-9].weights.h5";
 	size_t n = strlen(file), stem = strlen(o->stem);
 	char name[4096];
@@ -134,28 +142,76 @@ int ckpt_out_commit_set(ckpt_out *o)
 	}
 	if (rc == 0 && o->kind == CKPT_KERAS_SHARDS)
 		rc = count_bytes(o, &o->total);
+	if (rc == 0 && o->kind == CKPT_TORCH_SHARDS)
+		rc = read_torch_shards(o, temps);
 	rc = rc == 0 ? ckpt_set_commit(&c) : -1;
+	json_decref(o->shard_of);
+	o->shard_of = NULL;
 	free(temps);
 	return rc;
 }
 
 /* A Hugging Face set's map. */
+/* The tensors of the finished PyTorch shards (and tied tensors' further
+ * names, as transformers maps them), and their bytes: read from them
+ * before they are put in place. */
+static int read_torch_shards(ckpt_out *o, struct ckpt_temp *const *temps)
+{
+	json_t *m = json_object();
+	int rc = m ? 0 : ckpt_seterr("out of memory");
+
+	o->shard_of = m;
+	for (size_t k = 0; k < o->nfiles && rc == 0; k++) {
+		ckpt_file *f = ckpt_open(temps[k]->tmp);
+
+		if (!f)
+			return -1;
+		for (size_t i = 0; i < f->nvars && rc == 0; i++) {
+			o->total += f->vars[i].nbytes;
+			rc = json_object_set_new(m, f->vars[i].name, json_integer((json_int_t)k));
+		}
+		for (size_t i = 0; i < f->nobjs && rc == 0; i++)
+			if (f->objs[i].kind == CKPT_OBJ_HARDLINK)
+				rc = json_object_set_new(m, f->objs[i].path,
+				                         json_integer((json_int_t)k));
+		ckpt_close(f);
+	}
+	return rc < 0 ? ckpt_seterr("out of memory") : 0;
+}
+
+/* Shard k's tensors into the map (under file); safetensors' bytes into
+ * total (PyTorch's are counted). */
+static int map_shard(const ckpt_out *o, size_t k, const char *file, json_t *map,
+                     uint64_t *total)
+{
+	const char *t;
+	json_t *v;
+
+	if (o->kind == CKPT_SAFETENSORS_SHARDS) {
+		*total += ckpt_stout_bytes(o->files[k]);
+		for (size_t i = 0; (t = ckpt_stout_tensor(o->files[k], i)); i++)
+			if (json_object_set_new(map, t, json_string(file)) < 0)
+				return -1;
+		return 0;
+	}
+	json_object_foreach((json_t *)o->shard_of, t, v)
+		if (json_integer_value(v) == (json_int_t)k &&
+		    json_object_set_new(map, t, json_string(file)) < 0)
+			return -1;
+	return 0;
+}
+
 static int write_st_index(ckpt_out *o, int fd, const char *what, char *const *files)
 {
 	const json_t *base = o->owner ? NULL : o->like->container->wrapping->json;
 	json_t *root = base ? json_deep_copy(base) : json_object(), *map = json_object(), *meta;
-	uint64_t total = 0;
+	uint64_t total = o->kind == CKPT_TORCH_SHARDS ? o->total : 0;
 	char *text = NULL;
 	int rc = -1;
 
-	for (size_t k = 0; root && map && k < o->nfiles; k++) {
-		const char *file = files[k], *t;
-
-		total += ckpt_stout_bytes(o->files[k]);
-		for (size_t i = 0; (t = ckpt_stout_tensor(o->files[k], i)); i++)
-			if (json_object_set_new(map, t, json_string(file)) < 0)
-				goto out;
-	}
+	for (size_t k = 0; root && map && k < o->nfiles; k++)
+		if (map_shard(o, k, files[k], map, &total) < 0)
+			goto out;
 	if (!root || !map || json_object_set(root, "weight_map", map) < 0)
 		goto out;
 	if (!json_is_object(meta = json_object_get(root, "metadata")))

@@ -6,6 +6,7 @@
 #include "header.h"
 #include "fmt.h"
 #include "out.h"
+#include "outint.h"
 #include "h5.h"
 
 #include <inttypes.h>
@@ -100,6 +101,11 @@ oom:
 
 int ckpt_shard_write_attr(ckpt_out *o, const char *text)
 {
+	/* a shard without its record could not be joined */
+	if (!ckpt_out_holds_texts(o))
+		return ckpt_seterr("%s: keeps no shard record (no texts in its format): split "
+		                   "into a set instead (-o NAME.safetensors.index.json or "
+		                   "NAME.bin.index.json)", ckpt_out_name(o));
 	return ckpt_out_set_text(o, CKPT_SHARD_ATTR, text);
 }
 

@@ -13,13 +13,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define READS "ckpt reads HDF5 (h5py, Keras), .keras archives, safetensors and TensorFlow bundles"
+#define READS "ckpt reads HDF5 (h5py, Keras), .keras archives, safetensors, TensorFlow bundles and PyTorch files"
 
 const char *ckpt_sniff_members(const char *const *names, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (ckpt_torch_member(names[i]))
-			return ckpt_format_torch_zip.name;
+			return "an archive holding a PyTorch file's members (ckpt reads the PyTorch "
+			       "file itself)";
 		if (ckpt_name_ends(names[i], ".npy"))
 			return ckpt_format_npz.name;
 	}

@@ -33,10 +33,11 @@ static ckpt_copy_action whole(const ckpt_var *v, ckpt_copy_spec *spec, void *use
 /* A Hugging Face set, or a TensorFlow bundle with K data shards. */
 int split_names_set(const char *out)
 {
-	static const char *const suffixes[] = {".safetensors.index.json", ".index"};
+	static const char *const suffixes[] = {".safetensors.index.json", ".bin.index.json",
+	                                       ".index"};
 	size_t n = strlen(out);
 
-	for (size_t i = 0; i < 2; i++)
+	for (size_t i = 0; i < 3; i++)
 		if (n > strlen(suffixes[i]) && strcmp(out + n - strlen(suffixes[i]), suffixes[i]) == 0)
 			return 1;
 	return 0;

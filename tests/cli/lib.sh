@@ -64,6 +64,12 @@ need_h5py() {
 	skip "python3 with h5py and numpy not installed"
 }
 
+# A python3 with torch (python3-torch), numpy and h5py, or skip.
+need_torch() {
+	need_h5py
+	"$PY" -c 'import torch' 2>/dev/null || skip "python3 with torch not installed"
+}
+
 # A case that times or signals the programs begins with this line:
 # tests/run.sh runs it alone, after the others (which run side by side).
 serial_case() { :; }

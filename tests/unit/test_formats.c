@@ -48,8 +48,8 @@ static void test_every_entry_is_whole(void **state)
 			assert_null(f->var_open);
 		}
 	}
-	assert_int_equal(readers, 3);
-	assert_int_equal(writers, 3);
+	assert_int_equal(readers, 4);
+	assert_int_equal(writers, 4);
 	assert_true(n > readers);
 }
 
@@ -64,12 +64,9 @@ struct sample {
 static void test_named_formats_recognise_their_files(void **state)
 {
 	(void)state;
-	static unsigned char zip_torch[64] = "PK\3\4", zip_npz[64] = "PK\3\4";
+	static unsigned char zip_npz[64] = "PK\3\4";
 	const struct sample s[] = {
-		{(const char *)zip_torch, 64, NULL, NULL, &ckpt_format_torch_zip},
 		{(const char *)zip_npz, 64, NULL, NULL, &ckpt_format_npz},
-		{"\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x2e", 13, NULL, NULL,
-		 &ckpt_format_torch_legacy},
 		{"\x80\x04\x95", 3, NULL, NULL, &ckpt_format_pickle},
 		{"\x93NUMPY\x01\x00", 8, NULL, NULL, &ckpt_format_npy},
 		{"GGUF\x03\0\0\0", 8, NULL, NULL, &ckpt_format_gguf},
@@ -84,8 +81,7 @@ static void test_named_formats_recognise_their_files(void **state)
 		{"hello, world", 12, NULL, "notes.txt", NULL},
 	};
 
-	/* local headers naming a first member of 13 and 5 bytes */
-	zip_torch[26] = 13, memcpy(zip_torch + 30, "arch/data.pkl", 13);
+	/* a local header naming a first member of 5 bytes */
 	zip_npz[26] = 5, memcpy(zip_npz + 30, "w.npy", 5);
 	for (size_t i = 0; i < sizeof s / sizeof *s; i++) {
 		struct ckpt_probe p = {(const unsigned char *)s[i].head, s[i].n, -1, NULL, s[i].n,
@@ -98,6 +94,27 @@ static void test_named_formats_recognise_their_files(void **state)
 		else
 			assert_null(what);
 	}
+}
+
+/* A PyTorch file is read: a zip whose first member is torch's, or the
+ * legacy format's pickled magic number. */
+static void test_pytorch_files_are_read(void **state)
+{
+	(void)state;
+	static unsigned char zip[64] = "PK\3\4";
+	struct ckpt_probe p = {zip, 64, -1, NULL, 64, NULL, NULL};
+
+	zip[26] = 13, memcpy(zip + 30, "arch/data.pkl", 13);
+	assert_ptr_equal(ckpt_format_of(&p), &ckpt_format_torch);
+	memcpy(zip + 30, "arch/data.pkx", 13);
+	assert_null(ckpt_format_of(&p));
+	p.head = (const unsigned char *)"\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x2e";
+	p.n = p.size = 13;
+	assert_ptr_equal(ckpt_format_of(&p), &ckpt_format_torch);
+	p.head = (const unsigned char *)"\x80\x04\x95";
+	p.n = p.size = 3;
+	assert_null(ckpt_format_of(&p));
+	assert_string_equal(ckpt_format_unread(&p), ckpt_format_pickle.name);
 }
 
 /* A TensorFlow index is read: the table's footer magic in its last bytes. */
@@ -118,7 +135,11 @@ static void test_output_names_choose_the_format(void **state)
 	assert_ptr_equal(ckpt_format_for_output("m.safetensors", NULL), &ckpt_format_safetensors);
 	assert_ptr_equal(ckpt_format_for_output("m.h5", NULL), &ckpt_format_hdf5);
 	assert_ptr_equal(ckpt_format_for_output("m.keras", NULL), &ckpt_format_hdf5);
-	assert_ptr_equal(ckpt_format_for_output("m.bin", NULL), &ckpt_format_hdf5);
+	assert_ptr_equal(ckpt_format_for_output("m.dat", NULL), &ckpt_format_hdf5);
+	assert_ptr_equal(ckpt_format_for_output("pytorch_model.bin", NULL), &ckpt_format_torch);
+	assert_ptr_equal(ckpt_format_for_output("m.pt", NULL), &ckpt_format_torch);
+	assert_ptr_equal(ckpt_format_for_output("m.pth", NULL), &ckpt_format_torch);
+	assert_ptr_equal(ckpt_format_for_output("last.ckpt", NULL), &ckpt_format_torch);
 	assert_ptr_equal(ckpt_format_for_output("run/avg.index", NULL), &ckpt_format_tf);
 	assert_ptr_equal(ckpt_format_for_output("m.safetensors.index.json", NULL),
 	                 &ckpt_format_hdf5); /* a set: out.c's, of safetensors files */
@@ -132,6 +153,7 @@ int main(void)
 		cmocka_unit_test(test_every_entry_is_whole),
 		cmocka_unit_test(test_named_formats_recognise_their_files),
 		cmocka_unit_test(test_tensorflow_index_is_read),
+		cmocka_unit_test(test_pytorch_files_are_read),
 		cmocka_unit_test(test_output_names_choose_the_format),
 	};
 

@@ -1,24 +1,23 @@
 # Files of the formats ckpt does not read (yet) say what they are, in one
-# line: a PyTorch zip (*/data.pkl; it was "the archive holds no
-# checkpoint") and legacy file, TensorFlow's files that are no bundle (a
-# data shard, a SavedModel graph, an .index without the table's footer),
-# TensorFlow Lite, NumPy .npy and .npz, GGUF, ONNX; also from standard
-# input.  Made here to the shape of the originals (with torch itself where
-# it is installed); TensorFlow's real files when ../shared is there.  (A
-# damaged TensorFlow table is read, and fails: tf/errors.)
+# line: TensorFlow's files that are no bundle (a data shard, a SavedModel
+# graph, an .index without the table's footer), TensorFlow Lite, NumPy .npy
+# and .npz, a pickle torch.save did not write, GGUF, ONNX; a tar holding a
+# PyTorch file's members; also from standard input.  Made here to the shape
+# of the originals; TensorFlow's real files when ../shared is there.  (A
+# damaged TensorFlow table is read, and fails: tf/errors; PyTorch files are
+# read: torch/.)
 need_h5py
 "$PY" - <<'PY' || fail "cannot make the inputs"
 import io, pickle, struct, zipfile, numpy as np
-# torch.save (1.6+): a zip whose members sit under one directory
-with zipfile.ZipFile("model.pt", "w", zipfile.ZIP_STORED) as z:
-    z.writestr("archive/data.pkl", pickle.dumps({"w": 1}, protocol=2))
-    z.writestr("archive/byteorder", "little")
-    z.writestr("archive/data/0", b"\0" * 16)
-    z.writestr("archive/version", "3\n")
-# torch.save before 1.6: pickled magic number, protocol version, sys info
-with open("legacy.pt", "wb") as f:
-    pickle.dump(0x1950a86a20f9469cfc6c, f, protocol=2)
-    pickle.dump(1001, f, protocol=2)
+# a tar of a torch.save zip's members, unpacked
+import tarfile
+with tarfile.open("members.tar", "w") as t:
+    for name, data in (("archive/data.pkl", pickle.dumps({"w": 1}, protocol=2)),
+                       ("archive/byteorder", b"little")):
+        info = tarfile.TarInfo(name)
+        info.size = len(data)
+        t.addfile(info, io.BytesIO(data))
+pickle.dump({"w": 1}, open("plain.pkl", "wb"), protocol=4)
 np.save("a.npy", np.arange(4, dtype="f4"))
 np.savez("a.npz", w=np.arange(4, dtype="f4"))
 open("m.tflite", "wb").write(struct.pack("<I", 28) + b"TFL3" + b"\0" * 40)
@@ -28,19 +27,13 @@ open("m.onnx.bin", "wb").write(bytes([0x08, 0x08, 0x12, 0x07]) + b"pytorch" + by
 # named like a bundle's .index, without the 48-byte footer a table ends in
 open("ck.index", "wb").write(b"\0" * 48)
 open("ck.data-00000-of-00001", "wb").write(b"\0" * 64)
-try:
-    import torch
-    torch.save({"w": torch.zeros(3)}, "real.pt")
-    torch.save({"w": torch.zeros(3)}, "real-legacy.pt", _use_new_zipfile_serialization=False)
-except ImportError:
-    pass
 PY
 check() { # FILE PATTERN
 	run ckpt-read "$1"
-	expect_error ckpt-read "^ckpt-read: $1: $2; ckpt reads HDF5 \(h5py, Keras\), \.keras archives, safetensors and TensorFlow bundles$"
+	expect_error ckpt-read "^ckpt-read: $1: $2; ckpt reads HDF5 \(h5py, Keras\), \.keras archives, safetensors, TensorFlow bundles and PyTorch files$"
 }
-check model.pt 'a PyTorch checkpoint \(a torch.save zip\)'
-check legacy.pt 'a legacy PyTorch checkpoint \(torch.save before 1.6\)'
+check members.tar "an archive holding a PyTorch file's members \\(ckpt reads the PyTorch file itself\\)"
+check plain.pkl 'a Python pickle, not one torch.save wrote'
 check a.npy 'a NumPy .npy array'
 check a.npz 'a NumPy .npz archive'
 check m.tflite 'a TensorFlow Lite model'
@@ -50,13 +43,9 @@ check ck.index 'named like a TensorFlow checkpoint index, but without the table 
 check ck.data-00000-of-00001 'a TensorFlow checkpoint data shard.*'
 run sh -c 'ckpt-read - < m.tflite'
 expect_error ckpt-read '^ckpt-read: \(stdin\): a TensorFlow Lite model;'
-run ckpt-average -o out.h5 model.pt model.pt
-expect_error ckpt-average 'model.pt: a PyTorch checkpoint'
+run ckpt-average -o out.h5 members.tar members.tar
+expect_error ckpt-average "members.tar: an archive holding a PyTorch file's members"
 expect_no_file out.h5
-if [ -f real.pt ]; then
-	check real.pt 'a PyTorch checkpoint \(a torch.save zip\)'
-	check real-legacy.pt 'a legacy PyTorch checkpoint \(torch.save before 1.6\)'
-fi
 if [ -d "$REAL/tf" ]; then
 	for d in "$REAL"/tf/*/; do
 		d=${d%/}
