@@ -19,7 +19,7 @@ void ckpt_pk_out_free(struct ckpt_pk_out *o)
 
 static void put(struct ckpt_pk_out *o, const void *p, size_t n)
 {
-	if (o->failed)
+	if (o->failed || n == 0)
 		return;
 	if (n > o->cap - o->n) {
 		size_t cap = o->cap ? o->cap : 256;
