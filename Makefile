@@ -224,8 +224,10 @@ bench: all $(TOOLS)
 	@sh tests/bench/run.sh $(B)
 
 # only the table of make bench that issue goals are stated against: the
-# average of four 1 GiB checkpoints (HDF5, safetensors; float32, bfloat16)
-# beside the floor
+# average of four 1 GiB checkpoints (HDF5, safetensors, TensorFlow bundles,
+# PyTorch files; float32, bfloat16) beside the floor, and PyTorch files
+# beside a torch.load + sum + torch.save script (CKPT_BENCH_ROWS: a glob
+# of the rows to run)
 bench-floor: all $(TOOLS)
 	@sh tests/bench/floor.sh $(B) $${CKPT_BENCH_DIR:-$(B)/bench}
 

@@ -27,6 +27,8 @@
 #define ALIGN 64
 #define FOLDER "archive/"
 #define BIG 0xffffffffu
+#define NAME_MAX_LEN 4096
+#define HEADER_MAX (30 + NAME_MAX_LEN + 20 + 4 + ALIGN)
 
 /* A member of the zip: where its local header and data are. */
 struct member {
@@ -173,26 +175,16 @@ static int put_at(struct tout *o, const void *p, size_t n, uint64_t at)
 	return ckpt_pwrite_all(o->t.fd, p, n, at, name_of(o));
 }
 
-/* A member's local header at o->end, its data to follow at a multiple of
- * 64 (the padding in an extra field "FB", as torch writes it): the member's
- * index, o->end moved past its data. */
-static ptrdiff_t add_member(struct tout *o, const char *name, uint64_t size, uint32_t crc)
+/* A member's local header, for a member at at: into h, its length (the
+ * data to follow at a multiple of 64: the padding in an extra field "FB",
+ * as torch writes it). */
+static size_t local_header(unsigned char *h, uint64_t at, const char *name, uint64_t size,
+                           uint32_t crc)
 {
-	unsigned char h[30 + 4096 + 20 + 4 + ALIGN];
-	size_t nlen = strlen(name), x = 30 + nlen;
+	size_t nlen = strlen(name), x = 30 + nlen, pad;
 	int zip64 = size >= BIG;
-	struct member *m;
 
-	if (nlen > 4096)
-		return ckpt_seterr("%s: a member name of %zu bytes", name_of(o), nlen);
-	if (o->nm == o->mcap) {
-		size_t cap = o->mcap ? 2 * o->mcap : 64;
-
-		if (!(m = realloc(o->m, cap * sizeof *m)))
-			return ckpt_seterr("out of memory");
-		o->m = m, o->mcap = cap;
-	}
-	memset(h, 0, sizeof h);
+	memset(h, 0, 30);
 	memcpy(h, "PK\3\4", 4);
 	le(h + 4, zip64 ? 45 : 20, 2);
 	le(h + 14, crc, 4);
@@ -204,15 +196,36 @@ static ptrdiff_t add_member(struct tout *o, const char *name, uint64_t size, uin
 		le(h + x, 1, 2), le(h + x + 2, 16, 2), le(h + x + 4, size, 8), le(h + x + 12, size, 8);
 		x += 20;
 	}
-	{
-		size_t pad = (size_t)((ALIGN - (o->end + x + 4) % ALIGN) % ALIGN);
-
-		memcpy(h + x, "FB", 2), le(h + x + 2, pad, 2);
-		memset(h + x + 4, 'Z', pad);
-		x += 4 + pad;
-	}
+	pad = (size_t)((ALIGN - (at + x + 4) % ALIGN) % ALIGN);
+	memcpy(h + x, "FB", 2), le(h + x + 2, pad, 2);
+	memset(h + x + 4, 'Z', pad);
+	x += 4 + pad;
 	le(h + 28, x - 30 - nlen, 2);
-	if (put_at(o, h, x, o->end) < 0)
+	return x;
+}
+
+/* A member at o->end, o->end moved past its data: its index.  Its local
+ * header is written now when its CRC is known (write), else with the CRC
+ * at the end (write_header) - the data, written first, then go to the
+ * file in order. */
+static ptrdiff_t add_member(struct tout *o, const char *name, uint64_t size, uint32_t crc,
+                            int write)
+{
+	unsigned char h[HEADER_MAX];
+	size_t nlen = strlen(name), x;
+	struct member *m;
+
+	if (nlen > NAME_MAX_LEN)
+		return ckpt_seterr("%s: a member name of %zu bytes", name_of(o), nlen);
+	if (o->nm == o->mcap) {
+		size_t cap = o->mcap ? 2 * o->mcap : 64;
+
+		if (!(m = realloc(o->m, cap * sizeof *m)))
+			return ckpt_seterr("out of memory");
+		o->m = m, o->mcap = cap;
+	}
+	x = local_header(h, o->end, name, size, crc);
+	if (write && put_at(o, h, x, o->end) < 0)
 		return -1;
 	m = &o->m[o->nm];
 	if (!(m->name = strdup(name)))
@@ -222,10 +235,17 @@ static ptrdiff_t add_member(struct tout *o, const char *name, uint64_t size, uin
 	return (ptrdiff_t)o->nm++;
 }
 
+static int write_header(struct tout *o, const struct member *m)
+{
+	unsigned char h[HEADER_MAX];
+
+	return put_at(o, h, local_header(h, m->header, m->name, m->size, m->crc), m->header);
+}
+
 /* A small member whose bytes are known. */
 static int add_record(struct tout *o, const char *name, const void *p, size_t n)
 {
-	ptrdiff_t i = add_member(o, name, n, (uint32_t)crc32(0, p, (uInt)n));
+	ptrdiff_t i = add_member(o, name, n, (uint32_t)crc32(0, p, (uInt)n), 1);
 
 	return i < 0 ? -1 : put_at(o, p, n, o->m[i].data);
 }
@@ -429,7 +449,7 @@ static int fix_layout(struct tout *o)
 		ptrdiff_t m;
 
 		snprintf(name, sizeof name, FOLDER "data/%zu", i);
-		if ((m = add_member(o, name, o->l.d[i].v.nbytes, 0)) < 0)
+		if ((m = add_member(o, name, o->l.d[i].v.nbytes, 0, 0)) < 0)
 			rc = -1;
 		else
 			o->st[i].member = (size_t)m;
@@ -489,11 +509,10 @@ void ckpt_tvar_close(void *var)
 
 /* ---- the end: CRCs, the last records, the directory ---------------------------------- */
 
-/* Member m's CRC: taken in order, or read back. */
+/* Member m's CRC: taken in order, or read back; then its local header. */
 static int member_crc(struct tout *o, struct member *m, const struct tstate *st)
 {
 	unsigned char buf[1 << 16];
-	unsigned char le4[4];
 	uLong c = 0;
 
 	if (st->next == m->size) {
@@ -508,8 +527,7 @@ static int member_crc(struct tout *o, struct member *m, const struct tstate *st)
 		}
 		m->crc = (uint32_t)c;
 	}
-	le(le4, m->crc, 4);
-	return put_at(o, le4, 4, m->header + 14);
+	return write_header(o, m);
 }
 
 /* A deterministic id (torch writes a random one): of the members' CRCs. */

@@ -80,7 +80,9 @@ ins, out = sys.argv[1:-1], sys.argv[-1]
 sds = [torch.load(f) for f in ins]
 torch.save({k: (sum(sd[k].float() for sd in sds) / len(sds)).to(sds[0][k].dtype)
             for k in sds[0]}, out)'
-if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+# shellcheck disable=SC2254
+case "PyTorch script" in $ROWS) script=1 ;; *) script= ;; esac
+if [ -n "$script" ] && /usr/bin/python3 -c 'import torch' 2>/dev/null; then
 	printf '\n%-34s %9s %9s %7s %10s %10s\n' "PyTorch, average of 4 x 1 GiB" "torch" "ckpt" \
 		"ratio" "torch RSS" "ckpt RSS"
 	for c in "float32:b" "bfloat16:g"; do
