@@ -88,6 +88,11 @@ for x in a b c; do
 	"$S/ckpt-average" -q -o "t$x.index" "$x.h5" 2>/dev/null || bad "cannot make t$x.index"
 done
 averaged "TensorFlow bundles" ta.index tb.index tc.index
+# PyTorch files as inputs (their storages read in place by every rank)
+for x in a b c; do
+	"$S/ckpt-average" -q -o "t$x.pt" "$x.h5" 2>/dev/null || bad "cannot make t$x.pt"
+done
+averaged "PyTorch files" ta.pt tb.pt tc.pt
 
 par 2 ckpt-average -o - a.h5 b.h5
 failed "standard output refused" "under MPI the output is an HDF5 file" "-"
@@ -95,6 +100,8 @@ par 3 ckpt-average -o x.safetensors a.h5 b.h5
 failed "safetensors output refused" "under MPI the output is an HDF5 file" x.safetensors
 par 3 ckpt-average -o x.index a.h5 b.h5
 failed "TensorFlow bundle output refused" "under MPI the output is an HDF5 file" x.index
+par 3 ckpt-average -o x.pt a.h5 b.h5
+failed "PyTorch output refused" "under MPI the output is an HDF5 file" x.pt
 par 3 ckpt-average -o x.h5 a.h5 missing.h5
 failed "missing input" "missing.h5: No such file" x.h5
 par 2 ckpt-average -o x.h5 a.h5 short.h5
