@@ -134,6 +134,12 @@ struct ckpt_format {
 	void (*var_close)(void *var);
 };
 
+/* text and texts of a format that keeps no texts (a TensorFlow bundle,
+ * whose object graph is a tensor; a PyTorch file, whose other values are
+ * objects of their own). */
+int ckpt_format_no_text(const ckpt_file *f, const char *key, char **text);
+int64_t ckpt_format_no_texts(const ckpt_file *f, ckpt_string_fn put, void *user);
+
 /* slab_same(): 1, 0, -1 with a message, or this: compare the bytes. */
 #define CKPT_SAME_BYTES 2
 

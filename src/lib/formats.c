@@ -65,6 +65,19 @@ const char *ckpt_format_unread(const struct ckpt_probe *p)
 	return fmt ? fmt->name : NULL;
 }
 
+int ckpt_format_no_text(const ckpt_file *f, const char *key, char **text)
+{
+	(void)f, (void)key;
+	*text = NULL;
+	return 0;
+}
+
+int64_t ckpt_format_no_texts(const ckpt_file *f, ckpt_string_fn put, void *user)
+{
+	(void)f, (void)put, (void)user;
+	return 0;
+}
+
 const struct ckpt_format *ckpt_file_fmt(const ckpt_file *f)
 {
 	return f->backend ? f->backend->format : NULL;

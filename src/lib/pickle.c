@@ -3,6 +3,7 @@
 #include "pickle.h"
 #include "pickleint.h"
 #include "err.h"
+#include "pb.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -132,15 +133,6 @@ static const unsigned char *take(struct pm *m, uint64_t n)
 	return at;
 }
 
-static uint64_t le(const unsigned char *p, int n)
-{
-	uint64_t v = 0;
-
-	while (n-- > 0)
-		v = v << 8 | p[n];
-	return v;
-}
-
 /* ---- values ------------------------------------------------------------------ */
 
 static ckpt_pk *int_value(struct pm *m, int64_t i)
@@ -172,7 +164,7 @@ static ckpt_pk *long_value(struct pm *m, const unsigned char *p, size_t n)
 
 	if (n > 8)
 		return bytes_value(m, CKPT_PK_BIGINT, p, n);
-	u = le(p, (int)n);
+	u = ckpt_pb_le(p, (int)n);
 	if (n > 0 && n < 8 && p[n - 1] & 0x80)
 		u |= ~(uint64_t)0 << (8 * n);
 	return int_value(m, (int64_t)u);
@@ -357,7 +349,7 @@ static int build(struct pm *m)
 	return 0;
 }
 
-static ckpt_pk *arg(const ckpt_pk *t, size_t i)
+ckpt_pk *ckpt_pk_arg(const ckpt_pk *t, size_t i)
 {
 	return t && t->kind == CKPT_PK_TUPLE && i < t->n ? t->item[i] : NULL;
 }
@@ -367,8 +359,8 @@ static ckpt_pk *arg(const ckpt_pk *t, size_t i)
 static int persid(struct pm *m)
 {
 	ckpt_pk *pid = pop(m), *s;
-	const ckpt_pk *tag = arg(pid, 0), *type = arg(pid, 1), *key = arg(pid, 2),
-	              *loc = arg(pid, 3), *numel = arg(pid, 4);
+	const ckpt_pk *tag = ckpt_pk_arg(pid, 0), *type = ckpt_pk_arg(pid, 1), *key = ckpt_pk_arg(pid, 2),
+	              *loc = ckpt_pk_arg(pid, 3), *numel = ckpt_pk_arg(pid, 4);
 
 	if (!pid || !numel || !tag ||
 	    (tag->kind != CKPT_PK_STR && tag->kind != CKPT_PK_BYTES) ||
@@ -440,7 +432,7 @@ static const unsigned char *counted(struct pm *m, int n, size_t *len)
 
 	if (!p)
 		return NULL;
-	k = le(p, n);
+	k = ckpt_pb_le(p, n);
 	if (k > (uint64_t)(m->end - m->p))
 		return NULL;
 	*len = (size_t)k;
@@ -482,9 +474,9 @@ static int fixed_op(struct pm *m, unsigned op)
 		return CKPT_PK_SHORT;
 	switch (op) {
 	case 'J':
-		return push(m, int_value(m, (int32_t)le(p, 4)));
+		return push(m, int_value(m, (int32_t)ckpt_pb_le(p, 4)));
 	case 'K': case 'M':
-		return push(m, int_value(m, (int64_t)le(p, width)));
+		return push(m, int_value(m, (int64_t)ckpt_pb_le(p, width)));
 	case 'G':
 		f.u = 0;
 		for (int i = 0; i < 8; i++)
@@ -497,9 +489,9 @@ static int fixed_op(struct pm *m, unsigned op)
 			return push(m, v);
 		}
 	case 'q': case 'r':
-		return put(m, le(p, width));
+		return put(m, ckpt_pb_le(p, width));
 	case 'h': case 'j':
-		return get(m, le(p, width));
+		return get(m, ckpt_pb_le(p, width));
 	case 0x80:
 		return p[0] >= 2 && p[0] <= 5 ? 0 : bad(m, "a pickle protocol other than 2 to 5");
 	default: /* FRAME: a hint only */

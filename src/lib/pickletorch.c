@@ -49,19 +49,15 @@ static int is(const ckpt_pk *v, const char *global)
 	return v && v->kind == CKPT_PK_GLOBAL && strcmp(v->s, global) == 0;
 }
 
-static ckpt_pk *arg(const ckpt_pk *args, size_t i)
-{
-	return args && i < args->n ? args->item[i] : NULL;
-}
-
 /* _rebuild_tensor(_v2)(storage, offset, size, stride, ...) */
 static ckpt_pk *tensor_value(ckpt_pk_doc *d, ckpt_pk *args)
 {
-	ckpt_pk *t = ckpt_pk_new(d, CKPT_PK_TENSOR), *off = arg(args, 1), *grad = arg(args, 4);
+	ckpt_pk *t = ckpt_pk_new(d, CKPT_PK_TENSOR), *off = ckpt_pk_arg(args, 1),
+	        *grad = ckpt_pk_arg(args, 4);
 
 	if (!t)
 		return NULL;
-	if (args->n < 4 || arg(args, 0)->kind != CKPT_PK_STORAGE || off->kind != CKPT_PK_INT) {
+	if (args->n < 4 || ckpt_pk_arg(args, 0)->kind != CKPT_PK_STORAGE || off->kind != CKPT_PK_INT) {
 		t->refused = "a tensor rebuilt from other than a storage";
 		return t;
 	}
@@ -77,7 +73,8 @@ static ckpt_pk *tensor_value(ckpt_pk_doc *d, ckpt_pk *args)
  * Parameter */
 static ckpt_pk *parameter_value(ckpt_pk_doc *d, ckpt_pk *args)
 {
-	ckpt_pk *data = arg(args, 0), *grad = arg(args, 1), *t = ckpt_pk_new(d, CKPT_PK_TENSOR);
+	ckpt_pk *data = ckpt_pk_arg(args, 0), *grad = ckpt_pk_arg(args, 1),
+	        *t = ckpt_pk_new(d, CKPT_PK_TENSOR);
 
 	if (!t)
 		return NULL;
@@ -98,7 +95,8 @@ static ckpt_pk *parameter_value(ckpt_pk_doc *d, ckpt_pk *args)
 /* _rebuild_from_type_v2(func, type, args, state): func(*args) as type */
 static ckpt_pk *from_type_value(ckpt_pk_doc *d, ckpt_pk *args)
 {
-	ckpt_pk *fn = arg(args, 0), *type = arg(args, 1), *inner = arg(args, 2), *t;
+	ckpt_pk *fn = ckpt_pk_arg(args, 0), *type = ckpt_pk_arg(args, 1),
+	        *inner = ckpt_pk_arg(args, 2), *t;
 
 	if (!fn || fn->kind != CKPT_PK_GLOBAL || !inner || inner->kind != CKPT_PK_TUPLE ||
 	    !(is(type, "torch.Tensor") || is(type, "torch.nn.parameter.Parameter"))) {
@@ -116,7 +114,7 @@ static ckpt_pk *from_type_value(ckpt_pk_doc *d, ckpt_pk *args)
 /* _codecs.encode(text, "latin1"): protocol 2's bytes */
 static ckpt_pk *encoded_value(ckpt_pk_doc *d, ckpt_pk *args)
 {
-	const ckpt_pk *text = arg(args, 0);
+	const ckpt_pk *text = ckpt_pk_arg(args, 0);
 	ckpt_pk *v;
 	size_t k = 0;
 

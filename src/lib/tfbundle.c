@@ -490,20 +490,6 @@ static int probe(const struct ckpt_probe *p)
 	       ckpt_tftable_magic(tail);
 }
 
-/* A bundle keeps no texts of its own (its object graph is a tensor). */
-static int no_text(const ckpt_file *f, const char *key, char **text)
-{
-	(void)f, (void)key;
-	*text = NULL;
-	return 0;
-}
-
-static int64_t no_texts(const ckpt_file *f, ckpt_string_fn put, void *user)
-{
-	(void)f, (void)put, (void)user;
-	return 0;
-}
-
 static char *storage(const ckpt_file *f, const ckpt_var *v, char *out, size_t size)
 {
 	const struct bundle *b = bundle_of(f);
@@ -622,8 +608,8 @@ const struct ckpt_format ckpt_format_tf = {
 	.locate = tf_locate,
 	.open = tf_open,
 	.close = tf_close,
-	.text = no_text,
-	.texts = no_texts,
+	.text = ckpt_format_no_text,
+	.texts = ckpt_format_no_texts,
 	.storage = storage,
 	.slab_open = slab_open,
 	.slab_read = slab_read,

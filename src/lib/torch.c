@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "err.h"
 #include "format.h"
+#include "pb.h"
 #include "torch.h"
 #include "zip.h"
 
@@ -212,7 +213,7 @@ static int legacy_storages(ckpt_file *f, struct ckpt_torch *t, const ckpt_pk *ke
 		struct ckpt_torch_storage *st = keys->item[i]->kind == CKPT_PK_STR
 		                                    ? ckpt_torch_find(t, keys->item[i]->s) : NULL;
 		unsigned char count[8];
-		uint64_t numel = 0, bytes;
+		uint64_t numel, bytes;
 
 		if (!st)
 			return ckpt_seterr("%s: storage %zu of the list is no tensor's (damaged)",
@@ -221,8 +222,7 @@ static int legacy_storages(ckpt_file *f, struct ckpt_torch *t, const ckpt_pk *ke
 		    (f->image ? (memcpy(count, (const char *)f->image + at, 8), 8)
 		              : ckpt_pread_full(f->fd, count, 8, at)) != 8)
 			return ckpt_seterr("%s: storage '%s' is missing (truncated?)", f->name, st->key);
-		for (int k = 8; k-- > 0;)
-			numel = numel << 8 | count[k];
+		numel = ckpt_pb_le(count, 8);
 		bytes = numel * st->elsize;
 		if (numel != st->numel)
 			return ckpt_seterr("%s: storage '%s' has %" PRIu64 " elements, its tensors "
@@ -348,19 +348,6 @@ static int probe(const struct ckpt_probe *p)
 	memcpy(name, h + 30, len);
 	name[len] = '\0';
 	return ckpt_torch_member(name);
-}
-
-static int no_text(const ckpt_file *f, const char *key, char **text)
-{
-	(void)f, (void)key;
-	*text = NULL;
-	return 0;
-}
-
-static int64_t no_texts(const ckpt_file *f, ckpt_string_fn put, void *user)
-{
-	(void)f, (void)put, (void)user;
-	return 0;
 }
 
 static char *storage(const ckpt_file *f, const ckpt_var *v, char *out, size_t size)
@@ -504,8 +491,8 @@ const struct ckpt_format ckpt_format_torch = {
 	.probe = probe,
 	.open = torch_open,
 	.close = torch_close,
-	.text = no_text,
-	.texts = no_texts,
+	.text = ckpt_format_no_text,
+	.texts = ckpt_format_no_texts,
 	.storage = storage,
 	.slab_open = slab_open,
 	.slab_read = slab_read,

@@ -2,6 +2,7 @@
 #include "zip.h"
 #include "backend.h"
 #include "err.h"
+#include "pb.h"
 #include "temp.h"
 
 #include <stdlib.h>
@@ -12,15 +13,6 @@
 #define EOCD_SIZE 22u
 #define MAX_COMMENT 65535u
 #define MAX_MEMBERS (1u << 24)
-
-static uint64_t le(const unsigned char *p, int n)
-{
-	uint64_t v = 0;
-
-	while (n-- > 0)
-		v = v << 8 | p[n];
-	return v;
-}
 
 static int read_at(const struct ckpt_zip_src *z, void *buf, size_t n, uint64_t off)
 {
@@ -73,15 +65,17 @@ static int directory(const struct ckpt_zip_src *z, uint64_t *count, uint64_t *cd
 		free(tail);
 		return -1;
 	}
-	*count = le(tail + 10, 2), *cd_size = le(tail + 12, 4), *cd_off = le(tail + 16, 4);
+	*count = ckpt_pb_le(tail + 10, 2), *cd_size = ckpt_pb_le(tail + 12, 4);
+	*cd_off = ckpt_pb_le(tail + 16, 4);
 	free(tail);
 	if (*count != 0xffff && *cd_off != 0xffffffff && *cd_size != 0xffffffff)
 		return 0;
 	if (at < 20 || read_at(z, loc, 20, at - 20) < 0 || memcmp(loc, "PK\6\7", 4) != 0 ||
-	    read_at(z, e64, 56, le(loc + 8, 8)) < 0 || memcmp(e64, "PK\6\6", 4) != 0)
+	    read_at(z, e64, 56, ckpt_pb_le(loc + 8, 8)) < 0 || memcmp(e64, "PK\6\6", 4) != 0)
 		return ckpt_seterr("%s: a zip64 archive without its zip64 directory record",
 		                   z->shown);
-	*count = le(e64 + 32, 8), *cd_size = le(e64 + 40, 8), *cd_off = le(e64 + 48, 8);
+	*count = ckpt_pb_le(e64 + 32, 8), *cd_size = ckpt_pb_le(e64 + 40, 8);
+	*cd_off = ckpt_pb_le(e64 + 48, 8);
 	return 0;
 }
 
@@ -91,7 +85,7 @@ static int zip64_extra(const unsigned char *x, size_t n, struct ckpt_zip_member 
                        uint64_t *local)
 {
 	while (n >= 4) {
-		size_t id = (size_t)le(x, 2), len = (size_t)le(x + 2, 2), at = 4;
+		size_t id = (size_t)ckpt_pb_le(x, 2), len = (size_t)ckpt_pb_le(x + 2, 2), at = 4;
 
 		if (len > n - 4)
 			return -1;
@@ -102,7 +96,7 @@ static int zip64_extra(const unsigned char *x, size_t n, struct ckpt_zip_member 
 				if (*f[i] == 0xffffffff) {
 					if (at + 8 > 4 + len)
 						return -1;
-					*f[i] = le(x + at, 8), at += 8;
+					*f[i] = ckpt_pb_le(x + at, 8), at += 8;
 				}
 		}
 		x += 4 + len, n -= 4 + len;
@@ -118,14 +112,15 @@ static ptrdiff_t entry(const unsigned char *p, size_t n, struct ckpt_zip_member 
 
 	if (n < 46 || memcmp(p, "PK\1\2", 4) != 0)
 		return -1;
-	name = (size_t)le(p + 28, 2), extra = (size_t)le(p + 30, 2), comment = (size_t)le(p + 32, 2);
+	name = (size_t)ckpt_pb_le(p + 28, 2), extra = (size_t)ckpt_pb_le(p + 30, 2);
+	comment = (size_t)ckpt_pb_le(p + 32, 2);
 	if (46 + name + extra + comment > n || !(m->name = malloc(name + 1)))
 		return -1;
 	memcpy(m->name, p + 46, name);
 	m->name[name] = '\0';
-	m->method = (int)le(p + 10, 2);
-	m->crc = (uint32_t)le(p + 16, 4);
-	m->csize = le(p + 20, 4), m->usize = le(p + 24, 4), *local = le(p + 42, 4);
+	m->method = (int)ckpt_pb_le(p + 10, 2);
+	m->crc = (uint32_t)ckpt_pb_le(p + 16, 4);
+	m->csize = ckpt_pb_le(p + 20, 4), m->usize = ckpt_pb_le(p + 24, 4), *local = ckpt_pb_le(p + 42, 4);
 	if (zip64_extra(p + 46 + name, extra, m, local) < 0)
 		return -1;
 	return (ptrdiff_t)(46 + name + extra + comment);
@@ -139,7 +134,7 @@ static int locate_data(const struct ckpt_zip_src *z, struct ckpt_zip_member *m, 
 	if (read_at(z, h, 30, local) < 0 || memcmp(h, "PK\3\4", 4) != 0)
 		return ckpt_seterr("%s: member '%s' has no local header where the directory says "
 		                   "(damaged zip)", z->shown, m->name);
-	m->offset = local + 30 + le(h + 26, 2) + le(h + 28, 2);
+	m->offset = local + 30 + ckpt_pb_le(h + 26, 2) + ckpt_pb_le(h + 28, 2);
 	if (m->offset > z->size || m->csize > z->size - m->offset)
 		return ckpt_seterr("%s: member '%s' runs past the end of the file (truncated?)",
 		                   z->shown, m->name);
