@@ -30,6 +30,7 @@ _ckpt()
 		--init --steps --gradients --apply --prefix --random-prefix
 		--print-every --quiet --verbose --help --version -q -v -h -V" ;;
 	*ckpt-average) opts="-o -f --force -w --weights --no-normalize --partial
+		--method --base --lambda --density --gamma --seed --sign -t --dry-run
 		--dtype --keep-storage --only --exclude --progress --quiet --verbose --help --version
 		-q -v -h -V" ;;
 	*ckpt-diff) opts="--atol --rtol --ulps --bitwise -n --stats --json --only
@@ -54,6 +55,14 @@ _ckpt()
 		return ;;
 	--sync)
 		COMPREPLY=($(compgen -W "params grads" -- "$cur"))
+		return ;;
+	--method)
+		COMPREPLY=($(compgen -W "linear task-arithmetic ties dare-ties dare-linear breadcrumbs breadcrumbs-ties slerp model-stock" -- "$cur"))
+		return ;;
+	--sign)
+		COMPREPLY=($(compgen -W "sum count" -- "$cur"))
+		return ;;
+	--lambda|--density|--gamma|--seed|-t)
 		return ;;
 	--by)
 		COMPREPLY=($(compgen -W "round-robin size" -- "$cur"))

@@ -5,13 +5,16 @@
 #include <string.h>
 
 #include "prog.h"
+#include "average/average.h"
 #include "average/work.h"
 
-static const char synopsis[] = "[options] -o OUT INPUT...";
+static const char synopsis[] = "[options] [--method M [--base BASE]] -o OUT INPUT...";
 
 static struct options {
-	const char *out, *weights_arg;
-	int force, quiet, verbose, partial, no_normalize, progress, keep_storage;
+	const char *out, *weights_arg, *base;
+	int force, quiet, verbose, partial, no_normalize, progress, keep_storage, dry_run;
+	int method_set, given[4]; /* --lambda, --density/--gamma, --seed/--sign, -t */
+	ckpt_method m;
 	ckpt_dtype dtype;       /* CKPT_OTHER: keep each variable's type */
 	ckpt_select sel;
 } opt;
@@ -29,6 +32,18 @@ static void usage(void)
 	       "  --no-normalize     use the weights as given (any linear combination)\n"
 	       "  --partial          average each variable over the inputs that have it\n"
 	       "  --dtype T          store averaged variables as T (f16 bf16 f32 f64 ...)\n"
+	       "  --method M         a merge method: task-arithmetic, ties, dare-ties,\n"
+	       "                     dare-linear, breadcrumbs, breadcrumbs-ties, slerp,\n"
+	       "                     model-stock (default: the mean, linear)\n"
+	       "  --base BASE        the model task vectors are taken against (INPUT - BASE)\n"
+	       "  --lambda L         scale of the merged task vector (1)\n"
+	       "  --density D        fraction kept: top by magnitude (ties, breadcrumbs), or\n"
+	       "                     at random (dare-*) (1)\n"
+	       "  --gamma G          breadcrumbs: fraction of the largest dropped (0.01)\n"
+	       "  --seed N           dare-*: the random mask's seed (0)\n"
+	       "  --sign sum|count   ties family: elect each sign by sum or by count (sum)\n"
+	       "  -t T               slerp: where between the two inputs (0: the first)\n"
+	       "  --dry-run          print what would be done with each variable; write nothing\n"
 	       "  --only GLOB        average only matching variables; copy the others\n"
 	       "                     from the first input (repeatable)\n"
 	       "  --exclude GLOB     copy matching variables from the first input\n"
@@ -43,33 +58,109 @@ static void usage(void)
 }
 
 enum { OPT_NONORM = 256, OPT_PARTIAL, OPT_DTYPE, OPT_ONLY, OPT_EXCLUDE, OPT_PROGRESS,
-       OPT_KEEP_STORAGE };
+       OPT_KEEP_STORAGE, OPT_METHOD, OPT_BASE, OPT_LAMBDA, OPT_DENSITY, OPT_GAMMA, OPT_SEED,
+       OPT_SIGN, OPT_DRY_RUN };
 
 static const struct option longopts[] = {
+	{"base", required_argument, NULL, OPT_BASE},
+	{"density", required_argument, NULL, OPT_DENSITY},
+	{"dry-run", no_argument, NULL, OPT_DRY_RUN},
 	{"dtype", required_argument, NULL, OPT_DTYPE},
 	{"exclude", required_argument, NULL, OPT_EXCLUDE},
 	{"force", no_argument, NULL, 'f'},
 	{"help", no_argument, NULL, 'h'},
+	{"gamma", required_argument, NULL, OPT_GAMMA},
 	{"keep-storage", no_argument, NULL, OPT_KEEP_STORAGE},
+	{"lambda", required_argument, NULL, OPT_LAMBDA},
+	{"method", required_argument, NULL, OPT_METHOD},
 	{"no-normalize", no_argument, NULL, OPT_NONORM},
 	{"only", required_argument, NULL, OPT_ONLY},
 	{"output", required_argument, NULL, 'o'},
 	{"partial", no_argument, NULL, OPT_PARTIAL},
 	{"progress", no_argument, NULL, OPT_PROGRESS},
 	{"quiet", no_argument, NULL, 'q'},
+	{"seed", required_argument, NULL, OPT_SEED},
+	{"sign", required_argument, NULL, OPT_SIGN},
 	{"verbose", no_argument, NULL, 'v'},
 	{"version", no_argument, NULL, 'V'},
 	{"weights", required_argument, NULL, 'w'},
 	{NULL, 0, NULL, 0},
 };
 
+/* The merge method's options; 0 if c is none of them. */
+static int method_option(int c)
+{
+	switch (c) {
+	case OPT_METHOD:
+		if (strcmp(optarg, "linear") != 0 && ckpt_method_parse(optarg, &opt.m.kind) < 0)
+			usage_error("--method: unknown method '%s' (task-arithmetic, ties, dare-ties, "
+			            "dare-linear, breadcrumbs, breadcrumbs-ties, slerp, model-stock)",
+			            optarg);
+		opt.method_set = strcmp(optarg, "linear") != 0;
+		break;
+	case OPT_BASE: opt.base = optarg; break;
+	case OPT_LAMBDA: opt.m.lambda = parse_real("--lambda", optarg); opt.given[0] = 1; break;
+	case OPT_DENSITY: opt.m.density = parse_real("--density", optarg); opt.given[1] = 1; break;
+	case OPT_GAMMA: opt.m.gamma = parse_real("--gamma", optarg); opt.given[1] = 1; break;
+	case OPT_SEED: opt.m.seed = parse_count("--seed", optarg, 0, UINT64_MAX); opt.given[2] = 1; break;
+	case 't': opt.m.t = parse_real("-t", optarg); opt.given[3] = 1; break;
+	case OPT_SIGN:
+		if (strcmp(optarg, "sum") != 0 && strcmp(optarg, "count") != 0)
+			usage_error("--sign: '%s' is neither sum nor count", optarg);
+		opt.m.sign_count = strcmp(optarg, "count") == 0;
+		opt.given[2] = 1;
+		break;
+	case OPT_DRY_RUN: opt.dry_run = 1; break;
+	default: return 0;
+	}
+	return 1;
+}
+
+/* The method's options agree with it (once the options are read). */
+static void check_method(void)
+{
+	ckpt_method_kind k = opt.m.kind;
+	const char *name = ckpt_method_name(k);
+
+	if (!opt.method_set) {
+		if (opt.base || opt.given[0] || opt.given[1] || opt.given[2] || opt.given[3])
+			usage_error("--base, --lambda, --density, --gamma, --seed, --sign and -t "
+			            "go with --method");
+		return;
+	}
+	if (ckpt_method_uses_base(k) && !opt.base)
+		usage_error("--method %s needs --base BASE (the model the task vectors are "
+		            "taken against)", name);
+	if (k == CKPT_SLERP && opt.base)
+		usage_error("--method slerp interpolates between its two INPUTs; it takes no --base");
+	if (k != CKPT_SLERP && opt.given[3])
+		usage_error("-t goes with --method slerp");
+	if ((k == CKPT_SLERP || k == CKPT_MODEL_STOCK) && (opt.weights_arg || opt.given[0]))
+		usage_error("--method %s takes no -w and no --lambda (its coefficients come from "
+		            "the tensors)", name);
+	if (!ckpt_method_ranks(k) && !ckpt_method_random(k) && opt.given[1])
+		usage_error("--density and --gamma go with ties, dare-*, breadcrumbs*");
+	if (!(opt.m.density > 0 && opt.m.density <= 1))
+		usage_error("--density: %g is not in (0, 1]", opt.m.density);
+	if (!(opt.m.gamma >= 0 && opt.m.gamma < 1))
+		usage_error("--gamma: %g is not in [0, 1)", opt.m.gamma);
+	if (opt.partial)
+		usage_error("--partial goes with the mean, not with --method %s", name);
+	if (opt.dtype != CKPT_OTHER && !ckpt_dtype_is_float(opt.dtype))
+		usage_error("--dtype: a merge method stores floats, not %s",
+		            ckpt_dtype_name(opt.dtype));
+}
+
 static void parse_options(int argc, char **argv)
 {
 	int c;
 
 	ckpt_select_init(&opt.sel);
+	opt.m = (ckpt_method){.lambda = 1, .density = 1, .gamma = 0.01};
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":fho:qvVw:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":fho:qt:vVw:", longopts, NULL)) != -1) {
+		if (method_option(c))
+			continue;
 		switch (c) {
 		case 'o': opt.out = optarg; break;
 		case 'f': opt.force = 1; break;
@@ -89,12 +180,13 @@ static void parse_options(int argc, char **argv)
 		default: common_option(c, usage, argv);
 		}
 	}
-	if (!opt.out)
+	if (!opt.out && !opt.dry_run)
 		usage_error("no output given (-o OUT)");
 	if (optind >= argc)
 		usage_error("no INPUT given");
-	if (opt.no_normalize && !opt.weights_arg)
+	if (opt.no_normalize && !opt.weights_arg && !opt.method_set)
 		usage_error("--no-normalize goes with -w");
+	check_method();
 }
 
 /* ---- weights ------------------------------------------------------------ */
@@ -147,15 +239,41 @@ static double *parse_weights(size_t n)
 
 /* ---- the plan ----------------------------------------------------------- */
 
-struct job {
-	ckpt_file **in;
-	size_t nin;
-	const double *weights;
-	const ckpt_var **vars;  /* per input: this variable, or NULL */
-};
+/* A merge method's models' weights: as given (--no-normalize), else
+ * normalised; equal normalised ones are 1 each with the sum divided by
+ * their number (m.divisor), so that a mean of task vectors is exact. */
+static void setup_method(struct job *j)
+{
+	size_t n = j->nin - 1;
+	double *w = opt.weights_arg ? parse_weights(n) : NULL;
+	ckpt_method_kind k = opt.m.kind;
+
+	if (k == CKPT_SLERP && j->nin != 2)
+		die("--method slerp interpolates between two INPUTs, not %zu", j->nin);
+	if (k == CKPT_MODEL_STOCK && n < 2)
+		die("--method model-stock needs at least two models besides --base, not %zu", n);
+	if (n == 0)
+		die("--method %s needs a model besides --base", ckpt_method_name(k));
+	opt.m.nmodels = n;
+	opt.m.normalize = !opt.no_normalize;
+	opt.m.divisor = 1;
+	if (!w) {
+		if (!(w = malloc(n * sizeof *w)))
+			die("out of memory");
+		for (size_t i = 0; i < n; i++)
+			w[i] = 1;
+		if (!opt.no_normalize && k != CKPT_SLERP && k != CKPT_MODEL_STOCK)
+			opt.m.divisor = (double)n;
+	}
+	opt.m.weights = w;
+	j->weights = w;
+	j->method = &opt.m;
+}
 
 static int averaged(const ckpt_var *v)
 {
+	if (opt.method_set && !ckpt_dtype_is_float(v->dtype))
+		return 0; /* integers and bools: copied from the base */
 	return v->dtype != CKPT_OTHER && ckpt_select_match(&opt.sel, v->name);
 }
 
@@ -233,10 +351,6 @@ static ckpt_copy_action decide(const ckpt_var *v, ckpt_copy_spec *spec, void *us
 
 /* ---- one variable ------------------------------------------------------- */
 
-/* Slab bytes per input: slabs read by copying stay in cache (the copy out
- * of the page cache is what costs); slabs read in place are not copied. */
-#define AVG_SLAB_BYTES (2u << 20)
-
 /* Open slab readers on every input that has the variable, cutting the same
  * slabs; returns how many.  types[i] is reader i's dtype (floats of
  * several types average together); *mixed says whether they differ. */
@@ -277,23 +391,6 @@ static const double *subset_weights(const struct job *j, const size_t *which,
 	return buf;
 }
 
-/* Which slabs of a variable this rank computes: [first, end) of the first
- * input's slabs; rounds, how many writes each rank makes when writes are
- * collective (the most slabs any rank has).  One rank: all of them. */
-struct share {
-	size_t first, end, rounds;
-};
-
-/* Write what is left of a collective variable's rounds: nothing. */
-static void write_rest(ckpt_outvar *ov, size_t written, size_t rounds)
-{
-	if (!ckpt_outvar_collective(ov))
-		return;
-	for (; written < rounds; written++)
-		if (ckpt_outvar_write(ov, NULL, NULL) < 0)
-			die_lib();
-}
-
 /* Values of the slab in w that --dtype changed: that the stored type does
  * not hold as the mean in the inputs' type is. */
 static uint64_t changed_by_dtype(const struct work *w, const ckpt_var *v0)
@@ -322,6 +419,13 @@ static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
 
 	if (!s || !which || !wbuf || !types)
 		die("out of memory");
+	if (j->method) {
+		free(s);
+		free(which);
+		free(types);
+		free(wbuf);
+		return method_var(j, ov, v0, to, sh);
+	}
 	if (sh->end == sh->first) {
 		write_rest(ov, 0, sh->rounds);
 		goto done;
@@ -389,113 +493,6 @@ done:
 	return bad;
 }
 
-/* ---- sharing the work among the ranks of an MPI run ---------------------- */
-
-/* Under MPI variables are done in batches: opened together (collectively),
- * computed by the ranks independently, closed together.  Alone, one at a
- * time: an open variable holds HDF5's chunk cache. */
-#define BATCH 256
-
-/* The slabs (units) of a batch's variables on this rank's plan: each
- * variable's first unit, how many it has, and for each unit whether a rank
- * may start there (whole chunks end there) and its bytes. */
-struct units {
-	size_t n, *base, *count;
-	unsigned char *edge;
-	double *weight;
-};
-
-static void count_units(struct job *j, const ckpt_var *const *v, size_t nv, struct units *u)
-{
-	memset(u, 0, sizeof *u);
-	if (!(u->base = calloc(nv + 1, sizeof *u->base)) ||
-	    !(u->count = calloc(nv + 1, sizeof *u->count)))
-		die("out of memory");
-	for (size_t i = 0; i < nv; i++) {
-		ckpt_slab s;
-		size_t n;
-
-		if (ckpt_slab_open(&s, j->in[0], v[i], AVG_SLAB_BYTES) < 0)
-			die_lib();
-		n = u->count[i] = ckpt_slab_count(&s, NULL);
-		u->base[i] = u->n;
-		if (!(u->edge = realloc(u->edge, u->n + n + 1)) ||
-		    !(u->weight = realloc(u->weight, (u->n + n + 1) * sizeof *u->weight)))
-			die("out of memory");
-		ckpt_slab_count(&s, u->edge + u->n);
-		ckpt_slab_close(&s);
-		for (size_t k = 0; k < n; k++)
-			u->weight[u->n++] = (double)v[i]->nbytes / (double)n;
-	}
-}
-
-static void free_units(struct units *u)
-{
-	free(u->base);
-	free(u->count);
-	free(u->edge);
-	free(u->weight);
-}
-
-/* Cut units [lo, hi) into one run per rank, each starting at an edge:
- * rank q gets [cut[q], cut[q+1]). */
-static void cut_units(const struct units *u, size_t lo, size_t hi, size_t p, size_t *cut)
-{
-	cut_runs(u->weight + lo, u->edge + lo, hi - lo, p, cut);
-	for (size_t q = 0; q <= p; q++)
-		cut[q] += lo;
-}
-
-/* This rank's part of units [lo, hi) of variable i, from the runs cut. */
-static void take(const struct units *u, size_t i, const size_t *cut, size_t p,
-                 struct share *sh)
-{
-	size_t lo = u->base[i], hi = lo + u->count[i], r = (size_t)ckpt_par_rank();
-
-	memset(sh, 0, sizeof *sh);
-	for (size_t q = 0; q < p; q++) {
-		size_t a = cut[q] > lo ? cut[q] : lo, b = cut[q + 1] < hi ? cut[q + 1] : hi;
-		size_t n = b > a ? b - a : 0;
-
-		if (n > sh->rounds)
-			sh->rounds = n;
-		if (q == r && n) {
-			sh->first = a - lo;
-			sh->end = b - lo;
-		}
-	}
-}
-
-/* Every rank's plan for a batch (the same on all): a variable written
- * collectively is cut among the ranks by itself, since every rank takes
- * part in its writes anyway; the others are cut as one run of slabs.  One
- * rank: all of every variable. */
-static void plan_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
-                       size_t nv, struct share *sh)
-{
-	size_t p = (size_t)ckpt_par_size(), *cut = calloc(p + 1, sizeof *cut), *all;
-	struct units u;
-
-	if (!ckpt_par_on()) {
-		for (size_t i = 0; i < nv; i++)
-			sh[i] = (struct share){0, SIZE_MAX, 0};
-		free(cut);
-		return;
-	}
-	if (!cut || !(all = calloc(p + 1, sizeof *all)))
-		die("out of memory");
-	count_units(j, v, nv, &u);
-	cut_units(&u, 0, u.n, p, all);
-	for (size_t i = 0; i < nv; i++) {
-		if (ckpt_outvar_collective(ov[i]))
-			cut_units(&u, u.base[i], u.base[i] + u.count[i], p, cut);
-		take(&u, i, ckpt_outvar_collective(ov[i]) ? cut : all, p, &sh[i]);
-	}
-	free_units(&u);
-	free(cut);
-	free(all);
-}
-
 /* A variable that is not averaged is copied from the first input; when it
  * is selected but not numeric, it must be the same in every input. */
 static void check_same(struct job *j, const ckpt_var *v0)
@@ -517,6 +514,25 @@ static void check_same(struct job *j, const ckpt_var *v0)
 }
 
 /* ---- main ----------------------------------------------------------------- */
+
+/* --dry-run: what each variable of the first input would become. */
+static int dry_run(const struct job *j)
+{
+	for (size_t i = 0; i < j->in[0]->nvars; i++) {
+		const ckpt_var *v = &j->in[0]->vars[i];
+
+		if (computed(v) && j->method)
+			method_plan(j, v);
+		else if (computed(v))
+			printf("%s\t%s of %zu inputs\n", v->name, j->weights ? "weighted sum" : "mean",
+			       j->nin);
+		else
+			printf("%s\tcopied from %s%s\n", v->name, j->in[0]->name,
+			       !ckpt_select_match(&opt.sel, v->name) ? " (--only/--exclude)"
+			       : v->dtype == CKPT_OTHER || opt.method_set ? " (not a float)" : "");
+	}
+	return finish(EXIT_OK);
+}
 
 /* How many inputs have variable v (of the first). */
 static size_t having(const struct job *j, const ckpt_var *v)
@@ -600,6 +616,9 @@ int main(int argc, char **argv)
 
 	prog_init(argv[0], synopsis);
 	parse_options(argc, argv);
+	if (opt.base && (ckpt_open_inputs(opt.base, &j.in, &j.nin) < 0 || j.nin != 1))
+		die(j.nin > 1 ? "%s: holds %zu checkpoints; --base is one" : "%s",
+		    j.nin > 1 ? opt.base : ckpt_errmsg(), j.nin);
 	for (int i = optind; i < argc; i++) {
 		size_t had = j.nin;
 
@@ -608,8 +627,13 @@ int main(int argc, char **argv)
 		for (size_t k = had ? had : 1; k < j.nin; k++)
 			ckpt_forget_structure(j.in[k]); /* the first input's is copied */
 	}
-	j.weights = parse_weights(j.nin);
+	if (opt.method_set)
+		setup_method(&j);
+	else
+		j.weights = parse_weights(j.nin);
 	check_inputs(j.in, j.nin);
+	if (opt.dry_run)
+		return dry_run(&j);
 	ninputs = j.nin;
 	vars = j.in[0]->vars;
 	for (size_t i = 0; i < j.in[0]->nvars; i++) {

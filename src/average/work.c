@@ -10,7 +10,10 @@ static size_t take_pieces(struct work *w)
 	while ((off = atomic_fetch_add(&w->next, PIECE)) < w->n) {
 		size_t n = w->n - off < PIECE ? w->n - off : PIECE;
 
-		bad += ckpt_combine_range(w->c, w->ptrs, w->out, off, n);
+		if (w->method)
+			bad += ckpt_method_range(w->method, w->ptrs, w->out, w->start, off, n);
+		else
+			bad += ckpt_combine_range(w->c, w->ptrs, w->out, off, n);
 		if (w->natural)
 			ckpt_combine_range(w->natural, w->ptrs, w->scratch, off, n);
 	}

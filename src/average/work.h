@@ -9,12 +9,14 @@
 #include <stdint.h>
 
 #include "lib/ckpt.h"
+#include "lib/method.h"
 
 /* A slab being combined. */
 struct work {
 	const ckpt_combine *c;
 	const ckpt_combine *natural; /* with a lossy --dtype: the mean in the
 	                              * inputs' type too, into scratch */
+	const ckpt_mvar *method;     /* a merge method's variable instead of c */
 	const void **ptrs;
 	void *out, *scratch;
 	uint64_t start;      /* of the slab in the variable */

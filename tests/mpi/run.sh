@@ -79,6 +79,15 @@ averaged "mixed variables" a.h5 b.h5 c.h5
 averaged "weights, float64" -w 1,2,3 --dtype f64 a.h5 b.h5 c.h5
 averaged "bfloat16, only some" --dtype bf16 --only 'layer1/*' a.h5 b.h5 c.h5
 averaged "partial" --partial a.h5 b.h5 c.h5 short.h5
+# merge methods: every rank measures a variable whole (windows, dot
+# products) and computes its share; DARE's draws are keyed by element index
+for m in "task-arithmetic --lambda 0.7" "ties --density 0.3" "ties --density 0.5 --sign count" \
+         "dare-ties --density 0.6 --seed 5" "dare-linear --density 0.4 --seed 2" \
+         "breadcrumbs --density 0.5 --gamma 0.05" "breadcrumbs-ties --density 0.5" \
+         "model-stock"; do
+	averaged "method $m" --method $m --base a.h5 b.h5 c.h5
+done
+averaged "method slerp" --method slerp -t 0.4 b.h5 c.h5
 # one small variable: the other ranks get no work
 averaged "ranks without work" tiny0.h5 tiny1.h5
 averaged "user block" ub0.h5 ub1.h5

@@ -1,0 +1,50 @@
+/* average.h - what ckpt-average's parts share: the job, each rank's share
+ * of a variable under MPI, and the merge methods' driver. */
+#ifndef CKPT_AVERAGE_H
+#define CKPT_AVERAGE_H
+
+#include <stddef.h>
+
+#include "lib/ckpt.h"
+#include "lib/method.h"
+
+/* Slab bytes per input: slabs read by copying stay in cache (the copy out
+ * of the page cache is what costs); slabs read in place are not copied. */
+#define AVG_SLAB_BYTES (2u << 20)
+
+/* Under MPI variables are done in batches: opened together (collectively),
+ * computed by the ranks independently, closed together.  Alone, one at a
+ * time: an open variable holds HDF5's chunk cache. */
+#define BATCH 256
+
+struct job {
+	ckpt_file **in;         /* with a merge method: the base (or SLERP's
+	                         * first model) first, then the models */
+	size_t nin;
+	const double *weights;
+	const ckpt_method *method; /* NULL: the mean or a linear combination */
+};
+
+/* Which slabs of a variable this rank computes: [first, end) of the first
+ * input's slabs; rounds, how many writes each rank makes when writes are
+ * collective (the most slabs any rank has).  One rank: all of them. */
+struct share {
+	size_t first, end, rounds;
+};
+
+/* Every rank's plan for a batch of nv variables (the same on all). */
+void plan_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
+                size_t nv, struct share *sh);
+
+/* Write what is left of a collective variable's rounds: nothing. */
+void write_rest(ckpt_outvar *ov, size_t written, size_t rounds);
+
+/* A merge method on this rank's share of variable v0 (of the first
+ * input), into type `to`; returns how many values were out of its range. */
+size_t method_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0, ckpt_dtype to,
+                  const struct share *sh);
+
+/* What method_var will do with v0, on one line of stdout (--dry-run). */
+void method_plan(const struct job *j, const ckpt_var *v0);
+
+#endif

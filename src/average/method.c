@@ -1,0 +1,370 @@
+/* method.c - ckpt-average's merge methods, one variable at a time: the
+ * whole-tensor quantities first (magnitude windows by radix select, dot
+ * products exactly), each in streamed passes over every input's slabs,
+ * then the formula over this rank's share, slab by slab. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prog.h"
+#include "average/average.h"
+#include "average/work.h"
+#include "lib/topk.h"
+#include "lib/xsum.h"
+
+/* Values converted and keyed at a time in the first passes. */
+#define PIECE 4096
+
+struct readers {
+	size_t n;
+	ckpt_slab *s;
+	ckpt_dtype *types;
+};
+
+static void open_all(struct job *j, const ckpt_var *v0, struct readers *r)
+{
+	r->n = j->nin;
+	if (!(r->s = calloc(j->nin, sizeof *r->s)) || !(r->types = calloc(j->nin, sizeof *r->types)))
+		die("out of memory");
+	for (size_t k = 0; k < j->nin; k++) {
+		const ckpt_var *v = k ? ckpt_find(j->in[k], v0->name) : v0;
+
+		if (ckpt_slab_open(&r->s[k], j->in[k], v, AVG_SLAB_BYTES) < 0 ||
+		    (k && ckpt_slab_follow(&r->s[k], &r->s[0]) < 0))
+			die_lib();
+		r->types[k] = v->dtype;
+	}
+}
+
+static void close_all(struct readers *r)
+{
+	for (size_t k = 0; k < r->n; k++)
+		ckpt_slab_close(&r->s[k]);
+	free(r->s);
+	free(r->types);
+}
+
+/* The next slab of every input: 1, or 0 at the end. */
+static int next_all(struct readers *r)
+{
+	int rc = 0;
+
+	for (size_t k = 0; k < r->n; k++)
+		if ((rc = ckpt_slab_next(&r->s[k])) < 0)
+			die_lib();
+	return rc;
+}
+
+/* One pass over the whole variable, each piece of every input as doubles
+ * to fn. */
+typedef void piece_fn(void *ctx, const double *const *x, uint64_t start, size_t n);
+
+static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void *ctx)
+{
+	struct readers r;
+	double *buf = malloc(j->nin * PIECE * sizeof *buf);
+	const double **x = calloc(j->nin, sizeof *x);
+
+	if (!buf || !x)
+		die("out of memory");
+	open_all(j, v0, &r);
+	for (size_t k = 0; k < j->nin; k++)
+		x[k] = buf + k * PIECE;
+	while (next_all(&r)) {
+		for (size_t off = 0; off < r.s[0].count; off += PIECE) {
+			size_t n = r.s[0].count - off < PIECE ? r.s[0].count - off : PIECE;
+
+			for (size_t k = 0; k < j->nin; k++)
+				ckpt_to_double(r.types[k], (const char *)r.s[k].buf +
+				               off * ckpt_dtype_size(r.types[k]), buf + k * PIECE, n);
+			fn(ctx, x, r.s[0].start + off, n);
+		}
+	}
+	close_all(&r);
+	free(buf);
+	free(x);
+}
+
+/* ---- magnitude windows ---------------------------------------------------- */
+
+struct keying {
+	ckpt_topk *t;
+	size_t nmodels;
+	uint64_t keys[PIECE];
+};
+
+static void key_piece(void *ctx, const double *const *x, uint64_t start, size_t n)
+{
+	struct keying *k = ctx;
+
+	for (size_t m = 0; m < k->nmodels; m++) {
+		for (size_t i = 0; i < n; i++)
+			k->keys[i] = ckpt_magnitude_key(x[m + 1][i], x[0][i]);
+		ckpt_topk_feed(k->t, m, k->keys, start, n);
+	}
+}
+
+static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
+{
+	uint64_t first, keep;
+	struct keying *k = malloc(sizeof *k);
+
+	ckpt_method_window(j->method, v0->nelems, &first, &keep);
+	if (!k || !(k->t = ckpt_topk_new(mv->nx, v0->nelems, first, first + keep)))
+		die("out of memory");
+	k->nmodels = mv->nx;
+	while (ckpt_topk_more(k->t)) {
+		each_piece(j, v0, key_piece, k);
+		if (ckpt_topk_end_pass(k->t) < 0)
+			die("out of memory");
+	}
+	for (size_t m = 0; m < mv->nx; m++)
+		ckpt_topk_cuts(k->t, m, &mv->lo[m], &mv->hi[m]);
+	ckpt_topk_free(k->t);
+	free(k);
+}
+
+/* ---- dot products ----------------------------------------------------------- */
+
+/* SLERP: x0.x1, x0.x0, x1.x1; model stock: tau_i.tau_j, i <= j. */
+struct dots {
+	size_t nmodels;
+	int slerp;
+	ckpt_xsum *s;
+	double *th, *tl;
+};
+
+static void add_dot(ckpt_xsum *s, double ah, double al, double bh, double bl)
+{
+	ckpt_xsum_add_prod(s, ah, bh);
+	if (al != 0 || bl != 0) {
+		ckpt_xsum_add_prod(s, ah, bl);
+		ckpt_xsum_add_prod(s, al, bh);
+		ckpt_xsum_add_prod(s, al, bl);
+	}
+}
+
+static void dot_piece(void *ctx, const double *const *x, uint64_t start, size_t n)
+{
+	struct dots *d = ctx;
+	size_t nm = d->nmodels;
+
+	(void)start;
+	for (size_t i = 0; i < n; i++) {
+		if (d->slerp) {
+			add_dot(&d->s[0], x[0][i], 0, x[1][i], 0);
+			add_dot(&d->s[1], x[0][i], 0, x[0][i], 0);
+			add_dot(&d->s[2], x[1][i], 0, x[1][i], 0);
+			continue;
+		}
+		for (size_t a = 0; a < nm; a++) { /* tau exactly: th + tl */
+			double t = x[a + 1][i] - x[0][i], bb = t - x[a + 1][i];
+
+			d->th[a] = t;
+			d->tl[a] = (x[a + 1][i] - (t - bb)) + (-x[0][i] - bb);
+		}
+		for (size_t a = 0, p = 0; a < nm; a++)
+			for (size_t b = a; b < nm; b++, p++)
+				add_dot(&d->s[p], d->th[a], d->tl[a], d->th[b], d->tl[b]);
+	}
+}
+
+/* SLERP's coefficients from the tensor's dot products, as mergekit's
+ * slerp(): normalised vectors (a norm of at most 1e-8 left as it is),
+ * linear where |cos| > 0.9995; NaN (a NaN or Inf in the tensor) makes
+ * them NaN. */
+static void slerp_coefficients(double t, double dot, double n0, double n1, double *s0,
+                               double *s1)
+{
+	double u0 = sqrt(n0), u1 = sqrt(n1), c, theta, st;
+
+	u0 = u0 > 1e-8 ? u0 : 1;
+	u1 = u1 > 1e-8 ? u1 : 1;
+	c = dot / (u0 * u1);
+	if (fabs(c) > 0.9995) {
+		*s0 = 1 - t;
+		*s1 = t;
+		return;
+	}
+	theta = acos(c);
+	st = sin(theta);
+	*s0 = sin(theta - theta * t) / st;
+	*s1 = sin(theta * t) / st;
+}
+
+/* Model stock's t from the mean pairwise cosine of the task vectors. */
+static double stock_t(size_t n, const double *dots)
+{
+	double sum = 0, *sq = calloc(n, sizeof *sq);
+	size_t pairs = 0;
+
+	if (!sq)
+		die("out of memory");
+	for (size_t a = 0, p = 0; a < n; a++)
+		for (size_t b = a; b < n; b++, p++)
+			if (a == b)
+				sq[a] = sqrt(dots[p]);
+	for (size_t a = 0, p = 0; a < n; a++)
+		for (size_t b = a; b < n; b++, p++) {
+			double prod = sq[a] * sq[b], c;
+
+			if (a == b)
+				continue;
+			c = dots[p] / (prod > 1e-6 ? prod : 1e-6);
+			sum += c < -1 ? -1 : c > 1 ? 1 : c;
+			pairs++;
+		}
+	free(sq);
+	sum /= (double)pairs;
+	return (double)n * sum / (1 + (double)(n - 1) * sum);
+}
+
+static void measure(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
+{
+	struct dots d = {mv->nx, j->method->kind == CKPT_SLERP, NULL, NULL, NULL};
+	size_t np = d.slerp ? 3 : mv->nx * (mv->nx + 1) / 2;
+	double *val = calloc(np, sizeof *val);
+
+	d.s = calloc(np, sizeof *d.s);
+	d.th = calloc(mv->nx, sizeof *d.th);
+	d.tl = calloc(mv->nx, sizeof *d.tl);
+	if (!d.s || !d.th || !d.tl || !val)
+		die("out of memory");
+	each_piece(j, v0, dot_piece, &d);
+	for (size_t p = 0; p < np; p++)
+		val[p] = ckpt_xsum_round(&d.s[p]);
+	if (d.slerp) {
+		slerp_coefficients(j->method->t, val[0], val[1], val[2], &mv->a[0], &mv->lambda);
+	} else {
+		mv->lambda = stock_t(mv->nx, val);
+		mv->dc = (double)mv->nx;
+	}
+	free(val);
+	free(d.s);
+	free(d.th);
+	free(d.tl);
+}
+
+/* ---- a variable --------------------------------------------------------- */
+
+static void plan_var(struct job *j, const ckpt_var *v0, ckpt_dtype to, ckpt_mvar *mv,
+                     ckpt_dtype *types)
+{
+	const ckpt_method *m = j->method;
+
+	memset(mv, 0, sizeof *mv);
+	mv->m = m;
+	mv->var = v0;
+	mv->out = to;
+	mv->types = types;
+	mv->nelems = v0->nelems;
+	mv->nx = j->nin - 1;
+	mv->a[0] = 1;
+	mv->na = 1;
+	mv->lambda = m->lambda;
+	mv->dc = (ckpt_method_random(m->kind) ? m->density : 1) *
+	         (ckpt_method_elects(m->kind) && m->normalize ? 1 : m->divisor);
+	mv->mask_key = ckpt_dare_key(m->seed, v0->name);
+	for (size_t k = 0; k < j->nin; k++)
+		types[k] = k ? ckpt_find(j->in[k], v0->name)->dtype : v0->dtype;
+}
+
+/* Compute this rank's slabs: slab i read while slab i - 1 is combined (on
+ * two threads, work.c) and then written. */
+static size_t apply(struct job *j, ckpt_outvar *ov, const ckpt_mvar *mv, ckpt_dtype to,
+                    const struct share *sh, size_t *written)
+{
+	struct readers r;
+	struct work w[2] = {{0}};
+	size_t bad = 0, left = sh->end - sh->first;
+	int k = 0, rc;
+
+	open_all(j, mv->var, &r);
+	for (int i = 0; i < 2; i++) {
+		w[i].method = mv;
+		w[i].ptrs = calloc(r.n, sizeof *w[i].ptrs);
+		w[i].out = malloc(r.s[0].cap * ckpt_dtype_size(to) + 1);
+		if (!w[i].ptrs || !w[i].out)
+			die("out of memory");
+	}
+	for (size_t i = 0; i < r.n; i++)
+		ckpt_slab_seek(&r.s[i], sh->first);
+	for (;; k ^= 1) {
+		rc = left ? next_all(&r) : 0;
+		for (size_t i = 0; rc && i < r.n; i++)
+			w[k].ptrs[i] = r.s[i].buf;
+		if (w[k ^ 1].pending)
+			bad += work_complete(&w[k ^ 1]);
+		if (rc) {
+			left--;
+			ckpt_slab_region(&r.s[0], &w[k].region);
+			w[k].start = r.s[0].start;
+			work_start(&w[k], r.s[0].count);
+		}
+		if (w[k ^ 1].pending) {
+			if (ckpt_outvar_write(ov, &w[k ^ 1].region, w[k ^ 1].out) < 0)
+				die_lib();
+			w[k ^ 1].pending = 0;
+			++*written;
+		}
+		if (!rc)
+			break;
+		progress_add(r.s[0].count * ckpt_dtype_size(mv->var->dtype) * r.n);
+	}
+	if (bad >= SIZE_MAX / 2)
+		die("out of memory");
+	close_all(&r);
+	for (int i = 0; i < 2; i++) {
+		free(w[i].ptrs);
+		free(w[i].out);
+	}
+	return bad;
+}
+
+size_t method_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0, ckpt_dtype to,
+                  const struct share *sh)
+{
+	ckpt_mvar mv;
+	ckpt_dtype *types = calloc(j->nin, sizeof *types);
+	size_t bad = 0, written = 0;
+
+	if (!types)
+		die("out of memory");
+	plan_var(j, v0, to, &mv, types);
+	mv.lo = calloc(mv.nx + 1, sizeof *mv.lo);
+	mv.hi = calloc(mv.nx + 1, sizeof *mv.hi);
+	if (!mv.lo || !mv.hi)
+		die("out of memory");
+	/* (every rank measures the whole tensor: the same numbers on all) */
+	if (ckpt_method_ranks(j->method->kind))
+		find_windows(j, v0, &mv);
+	if (ckpt_method_dots(j->method->kind))
+		measure(j, v0, &mv);
+	if (sh->end > sh->first)
+		bad = apply(j, ov, &mv, to, sh, &written);
+	write_rest(ov, written, sh->rounds);
+	free(mv.lo);
+	free(mv.hi);
+	free(types);
+	return bad;
+}
+
+void method_plan(const struct job *j, const ckpt_var *v0)
+{
+	const ckpt_method *m = j->method;
+	uint64_t first, keep;
+
+	printf("%s\t%s", v0->name, ckpt_method_name(m->kind));
+	if (ckpt_method_ranks(m->kind)) {
+		ckpt_method_window(m, v0->nelems, &first, &keep);
+		printf("\tkeeps ranks %llu..%llu of %llu by |x - base| in each model",
+		       (unsigned long long)first, (unsigned long long)(first + keep),
+		       (unsigned long long)v0->nelems);
+	}
+	if (ckpt_method_random(m->kind))
+		printf("\tkeeps each element with probability %.17g (seed %llu)", m->density,
+		       (unsigned long long)m->seed);
+	if (ckpt_method_dots(m->kind))
+		printf("\tmeasures the tensor's dot products first");
+	putchar('\n');
+}

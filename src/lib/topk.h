@@ -1,0 +1,32 @@
+/* topk.h - the element at a given rank of a variable's magnitudes, found
+ * exactly in a few streamed passes (radix select over the keys' bit
+ * patterns, not a sort): a histogram of the next 16 bits of the keys in
+ * the part still undecided, and once that part is small (or the key is
+ * known to its last bit) its elements themselves.  Ranks count larger keys
+ * first, equal keys by lower flat index. */
+#ifndef CKPT_TOPK_H
+#define CKPT_TOPK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "method.h"
+
+typedef struct ckpt_topk ckpt_topk;
+
+/* Boundaries at ranks lo and hi (hi >= lo) in each of nmodels sets of n
+ * keys; NULL when out of memory. */
+ckpt_topk *ckpt_topk_new(size_t nmodels, uint64_t n, uint64_t lo, uint64_t hi);
+void ckpt_topk_free(ckpt_topk *t);
+
+/* Whether another pass over the keys is needed. */
+int ckpt_topk_more(const ckpt_topk *t);
+/* Keys of model k for the elements [start, start + n), in flat order
+ * within a pass, each pass from the first element. */
+void ckpt_topk_feed(ckpt_topk *t, size_t k, const uint64_t *keys, uint64_t start, size_t n);
+/* After a pass: decide what the histograms and elements tell. */
+int ckpt_topk_end_pass(ckpt_topk *t);
+/* Model k's boundaries, once ckpt_topk_more() is 0. */
+void ckpt_topk_cuts(const ckpt_topk *t, size_t k, ckpt_rank_cut *lo, ckpt_rank_cut *hi);
+
+#endif

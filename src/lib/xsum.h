@@ -1,0 +1,25 @@
+/* xsum.h - sums of doubles kept exactly (a fixed point of 2^-1074 in 32-bit
+ * digits with room for carries), whatever the order of the additions, and
+ * rounded once: the dot products and norms SLERP and model stock measure,
+ * the same for any slab size, rank count or order of work. */
+#ifndef CKPT_XSUM_H
+#define CKPT_XSUM_H
+
+#include <stdint.h>
+
+#define CKPT_XSUM_DIGITS 70
+
+typedef struct ckpt_xsum {
+	int64_t d[CKPT_XSUM_DIGITS]; /* digit i: bits [32 i, 32 i + 32) */
+	uint32_t adds;               /* since the carries were last settled */
+	int nonfinite;               /* a NaN or Inf was added: the sum is NaN */
+} ckpt_xsum;
+
+void ckpt_xsum_init(ckpt_xsum *s);
+void ckpt_xsum_add(ckpt_xsum *s, double x);
+/* s += a b, exactly while the product stays within double's range */
+void ckpt_xsum_add_prod(ckpt_xsum *s, double a, double b);
+/* The sum rounded to nearest even (NaN after a NaN or Inf). */
+double ckpt_xsum_round(ckpt_xsum *s);
+
+#endif

@@ -1,0 +1,185 @@
+/* The merge methods' parts: exact quotients rounded once, exact sums in
+ * any order, radix select against a sort, DARE's draws as the man page
+ * defines them, and the formula at ties and beside them. */
+#include "unit.h"
+#include "lib/exact.h"
+#include "lib/method.h"
+#include "lib/topk.h"
+#include "lib/xsum.h"
+
+static double quotient_of(double a, double b, int to_odd)
+{
+	ckpt_big n, d;
+
+	ckpt_big_set(&n, a);
+	ckpt_big_set(&d, b);
+	return ckpt_big_quotient(&n, &d, to_odd);
+}
+
+static void rounds_quotients_once(void **state)
+{
+	(void)state;
+	assert_true(quotient_of(1, 3, 0) == 1.0 / 3);
+	assert_true(quotient_of(-2, 3, 0) == -2.0 / 3);
+	assert_true(quotient_of(1, 0x1p-1000, 0) == 0x1p1000);
+	assert_true(quotient_of(0x1p-1074, 2, 0) == 0);        /* a tie: to even */
+	assert_true(quotient_of(0x1p-1074 * 3, 2, 0) == 0x1p-1073);
+	assert_true(isinf(quotient_of(0x1p1000, 0x1p-100, 0)));
+	assert_true(quotient_of(0, 7, 0) == 0 && !signbit(quotient_of(0, -7, 0)));
+	/* to odd: an inexact quotient has its last bit set */
+	assert_true(bits_of(quotient_of(1, 3, 1)) & 1);
+	assert_true(quotient_of(1, 4, 1) == 0.25);
+}
+
+static void sums_products_exactly(void **state)
+{
+	ckpt_big a, t;
+
+	(void)state;
+	/* 1e300 * 1e-300 - (1 + tiny): exactly representable only in limbs */
+	ckpt_big_set(&a, 1e300);
+	ckpt_big_mul(&a, 1e-300);
+	ckpt_big_set(&t, 1);
+	ckpt_big_sub(&a, &t);
+	ckpt_big_set(&t, 1);
+	assert_true(ckpt_big_sign(&a) != 0);
+	assert_true(ckpt_big_quotient(&a, &t, 0) == fma(1e300, 1e-300, -1));
+	ckpt_big_set(&a, 0x1p-1074);
+	ckpt_big_mul(&a, 0x1p-1074);
+	ckpt_big_mul(&a, 0x1p1023);
+	ckpt_big_mul(&a, 0x1p1023);
+	assert_true(ckpt_big_quotient(&a, &t, 0) == 0x1p-102);
+}
+
+static void xsum_is_order_free(void **state)
+{
+	double v[] = {1e308, 1, -1e308, 0x1p-1074, -0.5, 3e-300, 1e200, -1e200};
+	ckpt_xsum a, b;
+
+	(void)state;
+	ckpt_xsum_init(&a);
+	ckpt_xsum_init(&b);
+	for (size_t i = 0; i < 8; i++) {
+		ckpt_xsum_add(&a, v[i]);
+		ckpt_xsum_add(&b, v[7 - i]);
+	}
+	assert_true(ckpt_xsum_round(&a) == 0.5 && ckpt_xsum_round(&b) == 0.5);
+	ckpt_xsum_init(&a);
+	ckpt_xsum_add_prod(&a, 1 + 0x1p-30, 1 + 0x1p-30); /* 1 + 2^-29 + 2^-60 */
+	ckpt_xsum_add(&a, -1);
+	assert_true(ckpt_xsum_round(&a) == 0x1p-29 + 0x1p-60);
+	ckpt_xsum_add(&a, NAN);
+	assert_true(isnan(ckpt_xsum_round(&a)));
+	ckpt_xsum_init(&a);
+	ckpt_xsum_add(&a, -3);
+	ckpt_xsum_add(&a, 0x1p-1074);
+	assert_true(ckpt_xsum_round(&a) == -3);
+}
+
+/* Radix select's boundaries against a sort, with many equal keys. */
+static void selects_ranks_as_a_sort_does(void **state)
+{
+	enum { N = 3000 };
+	uint64_t keys[N], order[N];
+	ckpt_topk *t;
+	ckpt_rank_cut lo, hi;
+
+	(void)state;
+	srand(7);
+	for (size_t i = 0; i < N; i++) {
+		keys[i] = (uint64_t)(rand() % 50) << (rand() % 2 ? 52 : 20);
+		order[i] = i;
+	}
+	for (size_t i = 0; i < N; i++) /* (an insertion sort: larger first) */
+		for (size_t j = i; j > 0 && keys[order[j]] > keys[order[j - 1]]; j--) {
+			uint64_t x = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	assert_non_null(t = ckpt_topk_new(1, N, 100, 2100));
+	while (ckpt_topk_more(t)) {
+		for (size_t i = 0; i < N; i += 700)
+			ckpt_topk_feed(t, 0, keys + i, i, N - i < 700 ? N - i : 700);
+		assert_int_equal(ckpt_topk_end_pass(t), 0);
+	}
+	ckpt_topk_cuts(t, 0, &lo, &hi);
+	assert_true(lo.key == keys[order[100]] && lo.index == order[100] && !lo.all);
+	assert_true(hi.key == keys[order[2100]] && hi.index == order[2100]);
+	ckpt_topk_free(t);
+	assert_non_null(t = ckpt_topk_new(2, N, 0, N));
+	assert_false(ckpt_topk_more(t));
+	ckpt_topk_cuts(t, 1, &lo, &hi);
+	assert_true(hi.all && lo.key == UINT64_MAX && !lo.all);
+	ckpt_topk_free(t);
+}
+
+static void draws_as_the_man_page_says(void **state)
+{
+	uint64_t key = ckpt_dare_key(42, "layer/w");
+
+	(void)state;
+	/* from tests/cli/methods/ref.py, written from ckpt-average(1) */
+	assert_true(key == UINT64_C(0x1b6c5b0809336b84));
+	assert_true(ckpt_dare_draw(key, 0, 0) == 0x1.ad0ad30edc390p-1);
+	assert_true(ckpt_dare_draw(key, 1, 0) == 0x1.e92c4d0a7ccfbp-1);
+	assert_true(ckpt_dare_draw(key, 0, 123456789) == 0x1.b714f2c9037d5p-1);
+}
+
+static void windows_floor_exactly(void **state)
+{
+	ckpt_method m = {.kind = CKPT_TIES, .density = 0.3, .gamma = 0.01};
+	uint64_t first, keep;
+
+	(void)state;
+	ckpt_method_window(&m, 10, &first, &keep); /* 0.3 * 10 is below 3 */
+	assert_true(first == 0 && keep == 2);
+	m.kind = CKPT_BREADCRUMBS;
+	m.density = 0.5;
+	m.gamma = 0.25;
+	ckpt_method_window(&m, 8, &first, &keep);
+	assert_true(first == 2 && keep == 4);
+	m.gamma = 0.75; /* fewer large ones dropped, so that 4 remain */
+	ckpt_method_window(&m, 8, &first, &keep);
+	assert_true(first == 4 && keep == 4);
+	m.density = 1;
+	ckpt_method_window(&m, 8, &first, &keep);
+	assert_true(first == 0 && keep == 8);
+}
+
+/* float32 task arithmetic at a tie: b + (x - b) / 2 exactly halfway. */
+static void rounds_the_formula_once(void **state)
+{
+	float b[3] = {1.0f, 1.0f, 3.0f}, x[3] = {0x1.000002p0f, 0x1.000006p0f, 3.0f}, out[3];
+	const void *in[2] = {b, x};
+	double w = 1;
+	ckpt_dtype types[2] = {CKPT_F32, CKPT_F32};
+	ckpt_method m = {.kind = CKPT_TASK_ARITHMETIC, .nmodels = 1, .weights = &w,
+	                 .lambda = 0.5, .density = 1, .normalize = 1, .divisor = 1};
+	ckpt_mvar v = {.m = &m, .out = CKPT_F32, .types = types, .nelems = 3,
+	               .a = {1}, .na = 1, .lambda = 0.5, .dc = 1, .nx = 1};
+
+	(void)state;
+	assert_int_equal(ckpt_method_range(&v, in, out, 0, 0, 3), 0);
+	assert_true(out[0] == 1.0f);           /* 1 + 2^-24: to even */
+	assert_true(out[1] == 0x1.000004p0f);  /* 1 + 3 2^-24: to even, up */
+	assert_true(out[2] == 3.0f && !signbit(out[2]));
+	m.lambda = v.lambda = 1.0 / 3;         /* no ties: the window decides */
+	assert_int_equal(ckpt_method_range(&v, in, out, 0, 0, 3), 0);
+	assert_true(out[1] == (float)(1 + (0x1.000006p0 - 1) / 3));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(rounds_quotients_once),
+		cmocka_unit_test(sums_products_exactly),
+		cmocka_unit_test(xsum_is_order_free),
+		cmocka_unit_test(selects_ranks_as_a_sort_does),
+		cmocka_unit_test(draws_as_the_man_page_says),
+		cmocka_unit_test(windows_floor_exactly),
+		cmocka_unit_test(rounds_the_formula_once),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
