@@ -91,8 +91,8 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 TOOLS    := $(B)/tests/mkfixtures $(B)/tests/mkbench $(B)/tests/faultshim.so
 
-.PHONY: all check demo install uninstall deps bench bench-floor fuzz clean list-headers mpi check-mpi \
-        bench-mpi
+.PHONY: all check demo install uninstall deps bench bench-floor bench-methods fuzz clean \
+        list-headers mpi check-mpi bench-mpi
 all: $(B)/libckpt.a $(PROG_BIN)
 
 $(B)/lib/%.o: src/lib/%.c $(LIB_HDR)
@@ -230,6 +230,11 @@ bench: all $(TOOLS)
 # of the rows to run)
 bench-floor: all $(TOOLS)
 	@sh tests/bench/floor.sh $(B) $${CKPT_BENCH_DIR:-$(B)/bench}
+
+# only the merge methods' table of make bench: each beside the linear
+# average in the same run, and beside an h5py + numpy script
+bench-methods: all $(TOOLS)
+	@sh tests/bench/methods.sh $(B) $${CKPT_BENCH_DIR:-$(B)/bench}
 
 clean:
 	rm -rf $(FZ)

@@ -3,6 +3,7 @@
  * products exactly), each in streamed passes over every input's slabs,
  * then the formula over this rank's share, slab by slab. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,33 +57,70 @@ static int next_all(struct readers *r)
 }
 
 /* One pass over the whole variable, each piece of every input as doubles
- * to fn. */
+ * to fn, in flat order; or (split) each slab's first half to fn with
+ * ctx[0] on a second thread while its second half goes with ctx[1]. */
 typedef void piece_fn(void *ctx, const double *const *x, uint64_t start, size_t n);
 
-static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void *ctx)
+struct half {
+	piece_fn *fn;
+	void *ctx;
+	const struct readers *r;
+	size_t from, to;
+	double *buf;
+	const double **x;
+};
+
+static void *do_half(void *arg)
+{
+	struct half *h = arg;
+	const struct readers *r = h->r;
+
+	for (size_t off = h->from; off < h->to; off += PIECE) {
+		size_t n = h->to - off < PIECE ? h->to - off : PIECE;
+
+		for (size_t k = 0; k < r->n; k++)
+			ckpt_to_double(r->types[k], (const char *)r->s[k].buf +
+			               off * ckpt_dtype_size(r->types[k]), h->buf + k * PIECE, n);
+		h->fn(h->ctx, h->x, r->s[0].start + off, n);
+	}
+	return NULL;
+}
+
+static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **ctx, int split)
 {
 	struct readers r;
-	double *buf = malloc(j->nin * PIECE * sizeof *buf);
-	const double **x = calloc(j->nin, sizeof *x);
+	struct half h[2];
 
-	if (!buf || !x)
-		die("out of memory");
 	open_all(j, v0, &r);
-	for (size_t k = 0; k < j->nin; k++)
-		x[k] = buf + k * PIECE;
+	for (int t = 0; t < 2; t++) {
+		h[t] = (struct half){fn, ctx[split ? t : 0], &r, 0, 0,
+		                     malloc(j->nin * PIECE * sizeof *h[t].buf),
+		                     calloc(j->nin, sizeof *h[t].x)};
+		if (!h[t].buf || !h[t].x)
+			die("out of memory");
+		for (size_t k = 0; k < j->nin; k++)
+			h[t].x[k] = h[t].buf + k * PIECE;
+	}
 	while (next_all(&r)) {
-		for (size_t off = 0; off < r.s[0].count; off += PIECE) {
-			size_t n = r.s[0].count - off < PIECE ? r.s[0].count - off : PIECE;
+		size_t count = r.s[0].count, mid = split ? count / 2 / PIECE * PIECE : 0;
+		pthread_t th;
+		int threaded;
 
-			for (size_t k = 0; k < j->nin; k++)
-				ckpt_to_double(r.types[k], (const char *)r.s[k].buf +
-				               off * ckpt_dtype_size(r.types[k]), buf + k * PIECE, n);
-			fn(ctx, x, r.s[0].start + off, n);
-		}
+		h[0].to = mid;
+		h[1].from = mid;
+		h[1].to = count;
+		threaded = mid > 0 && pthread_create(&th, NULL, do_half, &h[0]) == 0;
+		if (mid > 0 && !threaded)
+			do_half(&h[0]);
+		do_half(&h[1]);
+		if (threaded)
+			pthread_join(th, NULL);
 	}
 	close_all(&r);
-	free(buf);
-	free(x);
+	for (int t = 0; t < 2; t++) {
+		free(h[t].buf);
+		free(h[t].x);
+	}
 }
 
 /* ---- magnitude windows ---------------------------------------------------- */
@@ -98,8 +136,11 @@ static void key_piece(void *ctx, const double *const *x, uint64_t start, size_t 
 	struct keying *k = ctx;
 
 	for (size_t m = 0; m < k->nmodels; m++) {
-		for (size_t i = 0; i < n; i++)
-			k->keys[i] = ckpt_magnitude_key(x[m + 1][i], x[0][i]);
+		for (size_t i = 0; i < n; i++) { /* ckpt_magnitude_key(), in a loop */
+			double d = fabs(x[m + 1][i] - x[0][i]);
+
+			memcpy(&k->keys[i], &d, sizeof d);
+		}
 		ckpt_topk_feed(k->t, m, k->keys, start, n);
 	}
 }
@@ -114,7 +155,9 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 		die("out of memory");
 	k->nmodels = mv->nx;
 	while (ckpt_topk_more(k->t)) {
-		each_piece(j, v0, key_piece, k);
+		void *ctx = k;
+
+		each_piece(j, v0, key_piece, &ctx, 0);
 		if (ckpt_topk_end_pass(k->t) < 0)
 			die("out of memory");
 	}
@@ -126,22 +169,21 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 
 /* ---- dot products ----------------------------------------------------------- */
 
-/* SLERP: x0.x1, x0.x0, x1.x1; model stock: tau_i.tau_j, i <= j. */
+/* SLERP: x0.x1, x0.x0, x1.x1; model stock: tau_i.tau_j, i <= j (tau_i
+ * exactly: th + tl, tl mostly 0). */
 struct dots {
 	size_t nmodels;
 	int slerp;
 	ckpt_xsum *s;
-	double *th, *tl;
+	double *th, *tl; /* PIECE per model */
 };
 
-static void add_dot(ckpt_xsum *s, double ah, double al, double bh, double bl)
+static int all_zero(const double *v, size_t n)
 {
-	ckpt_xsum_add_prod(s, ah, bh);
-	if (al != 0 || bl != 0) {
-		ckpt_xsum_add_prod(s, ah, bl);
-		ckpt_xsum_add_prod(s, al, bh);
-		ckpt_xsum_add_prod(s, al, bl);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (v[i] != 0)
+			return 0;
+	return 1;
 }
 
 static void dot_piece(void *ctx, const double *const *x, uint64_t start, size_t n)
@@ -150,23 +192,34 @@ static void dot_piece(void *ctx, const double *const *x, uint64_t start, size_t 
 	size_t nm = d->nmodels;
 
 	(void)start;
-	for (size_t i = 0; i < n; i++) {
-		if (d->slerp) {
-			add_dot(&d->s[0], x[0][i], 0, x[1][i], 0);
-			add_dot(&d->s[1], x[0][i], 0, x[0][i], 0);
-			add_dot(&d->s[2], x[1][i], 0, x[1][i], 0);
-			continue;
-		}
-		for (size_t a = 0; a < nm; a++) { /* tau exactly: th + tl */
+	if (d->slerp) {
+		ckpt_xsum_dot(&d->s[0], x[0], x[1], n);
+		ckpt_xsum_dot(&d->s[1], x[0], x[0], n);
+		ckpt_xsum_dot(&d->s[2], x[1], x[1], n);
+		return;
+	}
+	for (size_t a = 0; a < nm; a++) {
+		double *th = d->th + a * PIECE, *tl = d->tl + a * PIECE;
+
+		for (size_t i = 0; i < n; i++) { /* TwoSum */
 			double t = x[a + 1][i] - x[0][i], bb = t - x[a + 1][i];
 
-			d->th[a] = t;
-			d->tl[a] = (x[a + 1][i] - (t - bb)) + (-x[0][i] - bb);
+			th[i] = t;
+			tl[i] = (x[a + 1][i] - (t - bb)) + (-x[0][i] - bb);
 		}
-		for (size_t a = 0, p = 0; a < nm; a++)
-			for (size_t b = a; b < nm; b++, p++)
-				add_dot(&d->s[p], d->th[a], d->tl[a], d->th[b], d->tl[b]);
 	}
+	for (size_t a = 0, p = 0; a < nm; a++)
+		for (size_t b = a; b < nm; b++, p++) {
+			const double *ah = d->th + a * PIECE, *al = d->tl + a * PIECE;
+			const double *bh = d->th + b * PIECE, *bl = d->tl + b * PIECE;
+
+			ckpt_xsum_dot(&d->s[p], ah, bh, n);
+			if (all_zero(al, n) && all_zero(bl, n))
+				continue;
+			ckpt_xsum_dot(&d->s[p], ah, bl, n);
+			ckpt_xsum_dot(&d->s[p], al, bh, n);
+			ckpt_xsum_dot(&d->s[p], al, bl, n);
+		}
 }
 
 /* SLERP's coefficients from the tensor's dot products, as mergekit's
@@ -221,28 +274,37 @@ static double stock_t(size_t n, const double *dots)
 
 static void measure(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 {
-	struct dots d = {mv->nx, j->method->kind == CKPT_SLERP, NULL, NULL, NULL};
-	size_t np = d.slerp ? 3 : mv->nx * (mv->nx + 1) / 2;
+	int slerp = j->method->kind == CKPT_SLERP;
+	size_t np = slerp ? 3 : mv->nx * (mv->nx + 1) / 2;
+	struct dots d[2];
+	void *ctx[2] = {&d[0], &d[1]};
 	double *val = calloc(np, sizeof *val);
 
-	d.s = calloc(np, sizeof *d.s);
-	d.th = calloc(mv->nx, sizeof *d.th);
-	d.tl = calloc(mv->nx, sizeof *d.tl);
-	if (!d.s || !d.th || !d.tl || !val)
-		die("out of memory");
-	each_piece(j, v0, dot_piece, &d);
-	for (size_t p = 0; p < np; p++)
-		val[p] = ckpt_xsum_round(&d.s[p]);
-	if (d.slerp) {
+	for (int t = 0; t < 2; t++) {
+		d[t] = (struct dots){mv->nx, slerp, calloc(np, sizeof *d[t].s),
+		                     calloc(mv->nx * PIECE, sizeof *d[t].th),
+		                     calloc(mv->nx * PIECE, sizeof *d[t].tl)};
+		if (!d[t].s || !d[t].th || !d[t].tl || !val)
+			die("out of memory");
+	}
+	/* each half's sums exact: their sum is the same whatever the split */
+	each_piece(j, v0, dot_piece, ctx, 1);
+	for (size_t p = 0; p < np; p++) {
+		ckpt_xsum_merge(&d[0].s[p], &d[1].s[p]);
+		val[p] = ckpt_xsum_round(&d[0].s[p]);
+	}
+	if (slerp) {
 		slerp_coefficients(j->method->t, val[0], val[1], val[2], &mv->a[0], &mv->lambda);
 	} else {
 		mv->lambda = stock_t(mv->nx, val);
 		mv->dc = (double)mv->nx;
 	}
 	free(val);
-	free(d.s);
-	free(d.th);
-	free(d.tl);
+	for (int t = 0; t < 2; t++) {
+		free(d[t].s);
+		free(d[t].th);
+		free(d[t].tl);
+	}
 }
 
 /* ---- a variable --------------------------------------------------------- */
@@ -293,8 +355,11 @@ static size_t apply(struct job *j, ckpt_outvar *ov, const ckpt_mvar *mv, ckpt_dt
 		rc = left ? next_all(&r) : 0;
 		for (size_t i = 0; rc && i < r.n; i++)
 			w[k].ptrs[i] = r.s[i].buf;
-		if (w[k ^ 1].pending)
+		if (w[k ^ 1].pending) {
 			bad += work_complete(&w[k ^ 1]);
+			if (w[k ^ 1].oom)
+				die("out of memory");
+		}
 		if (rc) {
 			left--;
 			ckpt_slab_region(&r.s[0], &w[k].region);
@@ -311,8 +376,6 @@ static size_t apply(struct job *j, ckpt_outvar *ov, const ckpt_mvar *mv, ckpt_dt
 			break;
 		progress_add(r.s[0].count * ckpt_dtype_size(mv->var->dtype) * r.n);
 	}
-	if (bad >= SIZE_MAX / 2)
-		die("out of memory");
 	close_all(&r);
 	for (int i = 0; i < 2; i++) {
 		free(w[i].ptrs);

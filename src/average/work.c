@@ -1,6 +1,8 @@
 /* work.c - a slab combined by a worker thread and the main thread. */
 #include "average/work.h"
 
+#include <stdint.h>
+
 #define PIECE (1u << 14) /* values a thread takes at a time */
 
 static size_t take_pieces(struct work *w)
@@ -10,9 +12,13 @@ static size_t take_pieces(struct work *w)
 	while ((off = atomic_fetch_add(&w->next, PIECE)) < w->n) {
 		size_t n = w->n - off < PIECE ? w->n - off : PIECE;
 
-		if (w->method)
-			bad += ckpt_method_range(w->method, w->ptrs, w->out, w->start, off, n);
-		else
+		if (w->method) {
+			size_t r = ckpt_method_range(w->method, w->ptrs, w->out, w->start, off, n);
+
+			if (r == SIZE_MAX)
+				atomic_store(&w->oom, 1);
+			bad += r == SIZE_MAX ? 0 : r;
+		} else
 			bad += ckpt_combine_range(w->c, w->ptrs, w->out, off, n);
 		if (w->natural)
 			ckpt_combine_range(w->natural, w->ptrs, w->scratch, off, n);

@@ -26,6 +26,7 @@ struct work {
 	pthread_t thread;
 	int threaded;        /* a worker thread runs on it */
 	int pending;         /* combined or being combined, not yet written */
+	atomic_int oom;      /* a merge method's block found no memory */
 };
 
 /* Hand the slab of n values in w to a worker thread (or to none: see

@@ -21,6 +21,9 @@ struct scratch {
 	double whi[BLOCK], wlo[BLOCK], wmag[BLOCK], wbig[BLOCK], wleast[BLOCK];
 	double res[BLOCK], rlo[BLOCK], rhi[BLOCK], dh[BLOCK], dl[BLOCK];
 	double exact[BLOCK], dexact[BLOCK], pow2[BLOCK], hard[BLOCK], slack[BLOCK];
+	double resq[BLOCK];     /* quick()'s results, while the rest are redone */
+	uint64_t idx[BLOCK];    /* each element's flat index */
+	size_t at[BLOCK];       /* where a gathered element came from */
 	unsigned char special[BLOCK];
 	unsigned char lo_out[BLOCK * 8], hi_out[BLOCK * 8];
 	double *x, *th, *tl;
@@ -97,11 +100,6 @@ static inline double round_bound(double hi, double lo, double d, double to_odd)
 	return round_pair(s, f, to_odd);
 }
 
-static inline int sign_of(double x)
-{
-	return (x > 0) - (x < 0);
-}
-
 /* ---- the stages --------------------------------------------------------- */
 
 CKPT_WIDE_VECTORS
@@ -123,36 +121,54 @@ static void task_vectors(const ckpt_mvar *v, struct scratch *s, size_t m)
 		s->special[i] |= !(fabs(s->b[i]) <= 0x1.fffffffffffffp1023);
 }
 
+static inline uint64_t mix64(uint64_t z) /* ckpt_mix64(), inlined */
+{
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+CKPT_WIDE_VECTORS
 static void dare_mask(const ckpt_mvar *v, struct scratch *s, uint64_t start, size_t m)
 {
-	double limit = v->m->density * 0x1p53; /* u 2^-53 < density */
+	/* u 2^-53 < density, for the integer u >> 11: below ceil(density 2^53) */
+	uint64_t limit = (uint64_t)ceil(v->m->density * 0x1p53);
 
 	for (size_t k = 0; k < v->nx; k++) {
 		uint64_t key = ckpt_mix64(v->mask_key + (uint64_t)k);
 		double *keep = s->keep + k * BLOCK;
 
 		for (size_t i = 0; i < m; i++)
-			keep[i] = (double)(ckpt_mix64(key + (start + i + 1) * GOLDEN) >> 11) < limit;
+			keep[i] = mix64(key + (start + i + 1) * GOLDEN) >> 11 < limit ? 1.0 : 0.0;
 	}
 }
 
-static inline int below(const ckpt_rank_cut *c, uint64_t key, uint64_t index)
+/* Ranks above a boundary: keys are below 2^63, compared as signed
+ * integers (which AVX2 compares, not unsigned ones). */
+static inline double below(int64_t ckey, int64_t cindex, double all, int64_t key,
+                           int64_t index)
 {
-	return c->all | (key > c->key) | ((key == c->key) & (index < c->index));
+	double r = key == ckey ? (index < cindex ? 1.0 : 0.0) : 0.0;
+
+	r = key > ckey ? 1.0 : r;
+	return all != 0 ? 1.0 : r;
 }
 
+CKPT_WIDE_VECTORS
 static void magnitude_window(const ckpt_mvar *v, struct scratch *s, uint64_t start, size_t m)
 {
 	for (size_t k = 0; k < v->nx; k++) {
 		const double *th = s->th + k * BLOCK;
-		double *keep = s->keep + k * BLOCK;
+		double *keep = s->keep + k * BLOCK, hall = v->hi[k].all, lall = v->lo[k].all;
+		int64_t hk = (int64_t)v->hi[k].key, hi = (int64_t)v->hi[k].index;
+		int64_t lk = (int64_t)v->lo[k].key, li = (int64_t)v->lo[k].index;
 
 		for (size_t i = 0; i < m; i++) {
 			double a = fabs(th[i]); /* th is x - b rounded */
-			uint64_t key;
+			int64_t key, at = (int64_t)(start + i);
 
 			memcpy(&key, &a, sizeof key);
-			keep[i] = below(&v->hi[k], key, start + i) & !below(&v->lo[k], key, start + i);
+			keep[i] = below(hk, hi, hall, key, at) * (1 - below(lk, li, lall, key, at));
 		}
 	}
 }
@@ -190,7 +206,7 @@ static void sums(const ckpt_mvar *v, struct scratch *s, size_t m, int with_w)
 		const double *keep = s->keep + k * BLOCK;
 		double w = v->m->weights[k];
 
-		if (w == 1 && !with_w && all_zero(tl, m)) { /* mostly: a plain sum */
+		if (w == 1 && all_zero(tl, m)) { /* mostly: a plain sum (and a count) */
 			for (size_t i = 0; i < m; i++) {
 				double p = th[i] * keep[i], ee; /* (keep: 1 or 0) */
 
@@ -198,6 +214,10 @@ static void sums(const ckpt_mvar *v, struct scratch *s, size_t m, int with_w)
 				s->slo[i] += ee;
 				s->smag[i] += fabs(p);
 				track(p, &s->big[i], &s->least[i]);
+				s->whi[i] += keep[i];
+				s->wmag[i] += keep[i];
+				s->wbig[i] = s->wbig[i] > keep[i] ? s->wbig[i] : keep[i];
+				s->wleast[i] = keep[i] != 0 ? 1.0 : s->wleast[i];
 			}
 			continue;
 		}
@@ -226,31 +246,58 @@ static void sums(const ckpt_mvar *v, struct scratch *s, size_t m, int with_w)
 /* TIES' election: keep only the models whose w tau has the element's
  * elected sign; an element whose sum's sign the pair cannot tell is left
  * to the exact path. */
+static inline double sign_d(double x)
+{
+	return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
+}
+
+CKPT_WIDE_VECTORS
 static void elect(const ckpt_mvar *v, struct scratch *s, size_t m)
 {
 	double n = 4.0 * (double)v->nx;
-	int count = v->m->sign_count;
 
 	sums(v, s, m, 0);
+	for (size_t i = 0; i < m; i++) /* the sum's sign, or a count */
+		s->res[i] = v->m->sign_count ? 0 : s->shi[i] + s->slo[i];
+	for (size_t k = 0; v->m->sign_count && k < v->nx; k++)
+		for (size_t i = 0; i < m; i++)
+			s->res[i] += s->keep[k * BLOCK + i] * sign_d(v->m->weights[k]) *
+			             sign_d(s->th[k * BLOCK + i]);
 	for (size_t i = 0; i < m; i++) {
-		double hi = s->shi[i] + s->slo[i];
-		int sure = span_exact(s->big[i], s->least[i], n) ||
-		           fabs(hi) > s->smag[i] * 0x1p-90 + 0x1p-1060, elected;
-		long c = 0;
+		double sure = span_exact(s->big[i], s->least[i], n);
 
-		for (size_t k = 0; count && k < v->nx; k++)
-			c += (long)s->keep[k * BLOCK + i] * sign_of(v->m->weights[k]) *
-			     sign_of(s->th[k * BLOCK + i]);
-		elected = count ? (c >= 0 ? 1 : -1) : (hi >= 0 ? 1 : -1);
-		s->special[i] |= !count && !sure;
-		for (size_t k = 0; k < v->nx; k++)
-			s->keep[k * BLOCK + i] *= sign_of(v->m->weights[k]) *
-			                          sign_of(s->th[k * BLOCK + i]) == elected;
+		sure = fabs(s->res[i]) > s->smag[i] * 0x1p-90 + 0x1p-1060 ? 1.0 : sure;
+		sure = v->m->sign_count ? 1.0 : sure;
+		s->special[i] |= sure == 0;
+		s->res[i] = s->res[i] >= 0 ? 1.0 : -1.0; /* the elected sign */
+	}
+	for (size_t k = 0; k < v->nx; k++) {
+		double sw = sign_d(v->m->weights[k]);
+
+		for (size_t i = 0; i < m; i++)
+			s->keep[k * BLOCK + i] = sw * sign_d(s->th[k * BLOCK + i]) == s->res[i] ?
+			                         s->keep[k * BLOCK + i] : 0.0;
 	}
 }
 
-/* D per element: dc, or dc times the kept weights' sum; whether it is
- * exact, and whether it is a power of two (then S / D is exact). */
+/* r + rl (in rlo, rhi) rounded into res, and the bounds slack around it
+ * into rlo, rhi.  (Apart from the loop that computes r: in one loop gcc 12
+ * vectorises neither.) */
+CKPT_WIDE_VECTORS
+static void bounds(struct scratch *s, size_t m, double to_odd)
+{
+	for (size_t i = 0; i < m; i++) {
+		double r = s->rlo[i], rl = s->rhi[i], x = round_pair(r, rl, to_odd);
+
+		s->res[i] = r == 0 ? (s->exact[i] != 0 ? 0 : x) : x;
+		s->rlo[i] = round_bound(r, rl, -s->slack[i], to_odd);
+		s->rhi[i] = round_bound(r, rl, s->slack[i], to_odd);
+	}
+}
+
+/* D per element: dc, or (the TIES family's normalised mean) dc times the
+ * kept weights' sum; whether it is exact, and whether it is a power of two
+ * (then S / D is exact). */
 static void divisors(const ckpt_mvar *v, struct scratch *s, size_t m, int normalised)
 {
 	int mant;
@@ -264,23 +311,26 @@ static void divisors(const ckpt_mvar *v, struct scratch *s, size_t m, int normal
 		s->pow2[i] = pow2;
 	}
 	for (size_t i = 0; normalised && i < m; i++) {
-		double e, dl, dh, wh = two_sum(s->whi[i], s->wlo[i], &e);
+		double e, dl, dh, wh = two_sum(s->whi[i], s->wlo[i], &e), p;
+		uint64_t bits;
 
 		s->dexact[i] = span_exact(s->wbig[i], s->wleast[i], (double)v->nx);
 		dh = two_prod(wh, v->dc, &dl);
 		dl += e * v->dc;
 		s->dh[i] = dh;
 		s->dl[i] = dl;
-		s->pow2[i] = dl == 0 && fabs(dh) >= 0x1p-900 && fabs(dh) <= 0x1p900 &&
-		             fabs(frexp(dh, &mant)) == 0.5;
+		memcpy(&bits, &dh, sizeof bits); /* a power of two: no mantissa bits */
+		p = (bits & UINT64_C(0xfffffffffffff)) == 0 ? 1.0 : 0.0;
+		p = dl == 0 ? p : 0.0;
+		p = fabs(dh) >= 0x1p-900 ? p : 0.0;
+		s->pow2[i] = fabs(dh) <= 0x1p900 ? p : 0.0;
 	}
 }
 
 /* r = a b + lambda S / D: res, whether it is exact, the bounds around it,
  * and whether the pair is out of its range (hard). */
 CKPT_WIDE_VECTORS
-static void combine(const ckpt_mvar *v, struct scratch *s, size_t m, double normalised,
-                    double to_odd)
+static void combine_loop(const ckpt_mvar *v, struct scratch *s, size_t m)
 {
 	double n = 4.0 * (double)v->nx, a = v->a[0], lambda = v->lambda, dc = v->dc;
 
@@ -326,7 +376,6 @@ static void combine(const ckpt_mvar *v, struct scratch *s, size_t m, double norm
 		exact = fabs(r) <= 0x1.fffffffffffffp1023 ? exact : 0.0;
 		/* what the pair may be off by: a few 2^-100 of the terms' sizes */
 		wm = wm > 1 ? wm : 1;
-		wm = normalised != 0 ? wm : 1;
 		size = fabs(a * s->b[i]) + fabs(lambda) * s->smag[i] / fabs(dz) * wm;
 		slack = size * 0x1p-88 + 0x1p-1060;
 		s->exact[i] = exact;
@@ -337,13 +386,12 @@ static void combine(const ckpt_mvar *v, struct scratch *s, size_t m, double norm
 		s->rhi[i] = rl;
 		s->slack[i] = slack;
 	}
-	for (size_t i = 0; i < m; i++) { /* (in one loop, gcc 12 vectorises neither) */
-		double r = s->rlo[i], rl = s->rhi[i], x = round_pair(r, rl, to_odd);
+}
 
-		s->res[i] = r == 0 ? (s->exact[i] != 0 ? 0 : x) : x;
-		s->rlo[i] = round_bound(r, rl, -s->slack[i], to_odd);
-		s->rhi[i] = round_bound(r, rl, s->slack[i], to_odd);
-	}
+static void combine(const ckpt_mvar *v, struct scratch *s, size_t m, double to_odd)
+{
+	combine_loop(v, s, m);
+	bounds(s, m, to_odd);
 }
 
 /* ---- a range ----------------------------------------------------------- */
@@ -386,14 +434,124 @@ static void undecided(struct scratch *s, size_t m, size_t es)
 	}
 }
 
+/* ---- in plain double, where that decides ------------------------------ */
+
+/* Whether plain double arithmetic can decide a type's rounding: not
+ * float64's, and not a normalised election with negative weights (whose
+ * sum may cancel). */
+static int quick_applies(const ckpt_mvar *v)
+{
+	int negative = 0;
+
+	for (size_t k = 0; k < v->nx; k++)
+		negative |= v->m->weights[k] < 0;
+	return v->out != CKPT_F64 && isfinite(v->a[0]) && isfinite(v->lambda) &&
+	       !(negative && ckpt_method_elects(v->m->kind) && v->m->normalize);
+}
+
+/* The block in plain double arithmetic, with a bound E on its error (every
+ * rounding at most 2^-53 of the terms' sizes, n + 8 of them counted twice
+ * over): where r - E and r + E round to the same value of the stored type,
+ * so does the exact r.  Into res; whether every element was decided so
+ * (an election whose sum is within its bound of 0 is not). */
+CKPT_WIDE_VECTORS
+static int quick(const ckpt_mvar *v, struct scratch *s, size_t m, size_t es)
+{
+	double n = (double)v->nx + 8, a = v->a[0], lambda = v->lambda;
+	int elects = ckpt_method_elects(v->m->kind), count = v->m->sign_count;
+	int normalised = elects && v->m->normalize;
+
+	for (size_t i = 0; i < m; i++) {
+		s->shi[i] = s->smag[i] = s->whi[i] = 0;
+		s->hard[i] = s->special[i] ? 1.0 : 0.0;
+		s->res[i] = 1; /* the elected sign */
+	}
+	if (elects) {
+		for (size_t k = 0; k < v->nx; k++) {
+			double w = v->m->weights[k], sw = sign_d(w);
+
+			for (size_t i = 0; i < m; i++) {
+				double t = s->th[k * BLOCK + i], p = s->keep[k * BLOCK + i] * w * t;
+
+				s->shi[i] += count ? s->keep[k * BLOCK + i] * sw * sign_d(t) : p;
+				s->smag[i] += fabs(p);
+			}
+		}
+		for (size_t i = 0; i < m; i++) {
+			double sure = fabs(s->shi[i]) > (n + 2) * 0x1p-52 * s->smag[i] + 0x1p-1060;
+
+			s->hard[i] = count || sure ? s->hard[i] : 1.0;
+			s->res[i] = s->shi[i] >= 0 ? 1.0 : -1.0;
+			s->shi[i] = s->smag[i] = 0;
+		}
+	}
+	for (size_t k = 0; k < v->nx; k++) {
+		double w = v->m->weights[k], sw = sign_d(w);
+
+		for (size_t i = 0; i < m; i++) {
+			double t = s->th[k * BLOCK + i], keep = s->keep[k * BLOCK + i], p;
+
+			keep = elects && sw * sign_d(t) != s->res[i] ? 0.0 : keep;
+			p = keep * w * t;
+			s->shi[i] += p;
+			s->smag[i] += fabs(p);
+			s->whi[i] += keep * w;
+		}
+	}
+	for (size_t i = 0; i < m; i++) {
+		double d = normalised ? v->dc * s->whi[i] : v->dc, dz = d == 0 ? 1 : d;
+		double q = d == 0 ? 0 : s->shi[i] / dz, r = a * s->b[i] + lambda * q;
+		double e = n * 0x1p-50 * (fabs(a * s->b[i]) + fabs(lambda) * s->smag[i] / fabs(dz)) +
+		           0x1p-1060;
+
+		s->res[i] = r;
+		s->rlo[i] = r - e;
+		s->rhi[i] = r + e;
+		s->hard[i] = e <= 0x1p1000 ? s->hard[i] : 1.0;
+	}
+	ckpt_from_double(v->out, s->rlo, s->lo_out, m);
+	ckpt_from_double(v->out, s->rhi, s->hi_out, m);
+	undecided(s, m, es);
+	for (size_t i = 0; i < m; i++)
+		s->res[i] = s->rlo[i]; /* (rounds to the value, as every point between) */
+	return all_zero(s->hard, m);
+}
+
+static void slow(const ckpt_mvar *v, struct scratch *s, size_t m, int coefficients, int to_odd);
+
+/* Move the elements quick() left undecided to the front of the block's
+ * arrays (their results so far kept in resq); returns how many. */
+static size_t gather(const ckpt_mvar *v, struct scratch *s, size_t m)
+{
+	size_t j = 0;
+
+	memcpy(s->resq, s->res, m * sizeof *s->res);
+	for (size_t i = 0; i < m; i++) {
+		if (s->hard[i] == 0)
+			continue;
+		s->b[j] = s->b[i];
+		s->special[j] = s->special[i];
+		s->idx[j] = s->idx[i];
+		s->at[j] = i;
+		for (size_t k = 0; k < v->nx; k++) {
+			s->x[k * BLOCK + j] = s->x[k * BLOCK + i];
+			s->th[k * BLOCK + j] = s->th[k * BLOCK + i];
+			s->tl[k * BLOCK + j] = s->tl[k * BLOCK + i];
+			s->keep[k * BLOCK + j] = s->keep[k * BLOCK + i];
+		}
+		j++;
+	}
+	return j;
+}
+
 static void block(const ckpt_mvar *v, struct scratch *s, const void *const *in,
                   void *out, uint64_t start, size_t off, size_t m, size_t *bad)
 {
 	const ckpt_method *meth = v->m;
-	size_t es = ckpt_dtype_size(v->out), nx = v->nx;
+	size_t es = ckpt_dtype_size(v->out), nx = v->nx, n = m;
 	int to_odd = v->out != CKPT_F64, normalised = ckpt_method_elects(meth->kind) &&
 	                                                 meth->normalize;
-	int coefficients = isfinite(v->a[0]) && isfinite(v->lambda);
+	int coefficients = isfinite(v->a[0]) && isfinite(v->lambda), gathered = 0;
 
 	ckpt_to_double(v->types[0], (const char *)in[0] + off * ckpt_dtype_size(v->types[0]),
 	               s->b, m);
@@ -401,6 +559,8 @@ static void block(const ckpt_mvar *v, struct scratch *s, const void *const *in,
 		ckpt_to_double(v->types[k + 1],
 		               (const char *)in[k + 1] + off * ckpt_dtype_size(v->types[k + 1]),
 		               s->x + k * BLOCK, m);
+	for (size_t i = 0; i < m; i++)
+		s->idx[i] = start + off + i;
 	task_vectors(v, s, m);
 	for (size_t i = 0; i < nx * BLOCK; i++)
 		s->keep[i] = 1;
@@ -408,22 +568,42 @@ static void block(const ckpt_mvar *v, struct scratch *s, const void *const *in,
 		dare_mask(v, s, start + off, m);
 	if (ckpt_method_ranks(meth->kind))
 		magnitude_window(v, s, start + off, m);
-	if (ckpt_method_elects(meth->kind))
-		elect(v, s, m);
-	sums(v, s, m, normalised);
-	divisors(v, s, m, normalised);
-	combine(v, s, m, normalised, to_odd);
-	ckpt_from_double(v->out, s->rlo, s->lo_out, m);
-	ckpt_from_double(v->out, s->rhi, s->hi_out, m);
-	undecided(s, m, es);
-	for (size_t i = 0; i < m; i++) {
-		if (coefficients && !s->special[i] && (s->exact[i] != 0 || s->hard[i] == 0))
-			continue;
-		for (size_t k = 0; k < nx; k++)
-			s->x1[k] = s->x[k * BLOCK + i];
-		s->res[i] = ckpt_method_slow(v, s->x1, s->b[i], start + off + i, s->keep1, to_odd);
+	/* mostly plain doubles decide; the rest in pairs, the rare ones exactly */
+	if (quick_applies(v) && quick(v, s, m, es)) {
+		*bad += ckpt_from_double(v->out, s->res, (char *)out + off * es, m);
+		return;
 	}
-	*bad += ckpt_from_double(v->out, s->res, (char *)out + off * es, m);
+	if (quick_applies(v)) {
+		n = gather(v, s, m);
+		gathered = 1;
+	}
+	if (ckpt_method_elects(meth->kind))
+		elect(v, s, n);
+	sums(v, s, n, normalised);
+	divisors(v, s, n, normalised);
+	combine(v, s, n, to_odd);
+	ckpt_from_double(v->out, s->rlo, s->lo_out, n);
+	ckpt_from_double(v->out, s->rhi, s->hi_out, n);
+	undecided(s, n, es);
+	for (size_t i = 0; i < n; i++) /* (free of branches: most blocks have none) */
+		s->hard[i] = s->exact[i] != 0 ? 0.0 : s->hard[i];
+	if (!coefficients || !all_zero(s->hard, n) || memchr(s->special, 1, n))
+		slow(v, s, n, coefficients, to_odd);
+	for (size_t j = 0; gathered && j < n; j++)
+		s->resq[s->at[j]] = s->res[j];
+	*bad += ckpt_from_double(v->out, gathered ? s->resq : s->res, (char *)out + off * es, m);
+}
+
+/* The elements the pair could not decide, exactly. */
+static void slow(const ckpt_mvar *v, struct scratch *s, size_t m, int coefficients, int to_odd)
+{
+	for (size_t i = 0; i < m; i++) {
+		if (coefficients && !s->special[i] && s->hard[i] == 0)
+			continue;
+		for (size_t k = 0; k < v->nx; k++)
+			s->x1[k] = s->x[k * BLOCK + i];
+		s->res[i] = ckpt_method_slow(v, s->x1, s->b[i], s->idx[i], s->keep1, to_odd);
+	}
 }
 
 size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,

@@ -34,8 +34,8 @@ struct ckpt_topk {
 static int start(struct boundary *b, uint64_t n, uint64_t rank)
 {
 	memset(b, 0, sizeof *b);
-	if (rank == 0) { /* nothing ranks above */
-		b->cut = (ckpt_rank_cut){UINT64_MAX, 0, 0};
+	if (rank == 0) { /* nothing ranks above (keys are below 2^63) */
+		b->cut = (ckpt_rank_cut){INT64_MAX, 0, 0};
 		b->phase = DONE;
 	} else if (rank >= n) {
 		b->cut.all = 1;

@@ -24,7 +24,7 @@ static void settle(ckpt_xsum *s)
 	s->adds = 0;
 }
 
-void ckpt_xsum_add(ckpt_xsum *s, double x)
+static inline void add(ckpt_xsum *s, double x)
 {
 	uint64_t bits, m;
 	int e, pos;
@@ -56,9 +56,16 @@ void ckpt_xsum_add(ckpt_xsum *s, double x)
 		settle(s);
 }
 
-void ckpt_xsum_add_prod(ckpt_xsum *s, double a, double b)
+void ckpt_xsum_add(ckpt_xsum *s, double x)
 {
-	double p = a * b, t, ah, al, bh, bl;
+	add(s, x);
+}
+
+/* s += a b: the product and its error (Dekker's), the error only where
+ * there is one */
+static inline void add_prod(ckpt_xsum *s, double a, double b)
+{
+	double p = a * b, t, ah, al, bh, bl, e;
 
 	t = 134217729.0 * a;
 	ah = t - (t - a);
@@ -66,9 +73,31 @@ void ckpt_xsum_add_prod(ckpt_xsum *s, double a, double b)
 	t = 134217729.0 * b;
 	bh = t - (t - b);
 	bl = b - bh;
-	ckpt_xsum_add(s, p);
-	if (isfinite(p))
-		ckpt_xsum_add(s, ((ah * bh - p) + ah * bl + al * bh) + al * bl);
+	e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+	if (p != 0)
+		add(s, p);
+	if (e != 0 && isfinite(p))
+		add(s, e);
+}
+
+void ckpt_xsum_add_prod(ckpt_xsum *s, double a, double b)
+{
+	add_prod(s, a, b);
+}
+
+void ckpt_xsum_dot(ckpt_xsum *s, const double *a, const double *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		add_prod(s, a[i], b[i]);
+}
+
+void ckpt_xsum_merge(ckpt_xsum *s, ckpt_xsum *t)
+{
+	settle(s);
+	settle(t);
+	for (int i = 0; i < CKPT_XSUM_DIGITS; i++)
+		s->d[i] += t->d[i];
+	s->nonfinite |= t->nonfinite;
 }
 
 double ckpt_xsum_round(ckpt_xsum *s)

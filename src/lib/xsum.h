@@ -5,6 +5,7 @@
 #ifndef CKPT_XSUM_H
 #define CKPT_XSUM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define CKPT_XSUM_DIGITS 70
@@ -19,6 +20,10 @@ void ckpt_xsum_init(ckpt_xsum *s);
 void ckpt_xsum_add(ckpt_xsum *s, double x);
 /* s += a b, exactly while the product stays within double's range */
 void ckpt_xsum_add_prod(ckpt_xsum *s, double a, double b);
+/* s += sum a[i] b[i], each product as ckpt_xsum_add_prod() adds it. */
+void ckpt_xsum_dot(ckpt_xsum *s, const double *a, const double *b, size_t n);
+/* s += t (t's sum, exactly). */
+void ckpt_xsum_merge(ckpt_xsum *s, ckpt_xsum *t);
 /* The sum rounded to nearest even (NaN after a NaN or Inf). */
 double ckpt_xsum_round(ckpt_xsum *s);
 

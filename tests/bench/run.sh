@@ -140,6 +140,9 @@ rm -f "$W/zero.out" "$W/avg.out" "$W"/avgset*
 echo "== the average of four 1 GiB checkpoints beside the floor (medians of alternating runs)"
 sh tests/bench/floor.sh "$B" "$W"
 
+echo "== merge methods (ckpt-average --method) beside the linear average and numpy"
+sh tests/bench/methods.sh "$B" "$W"
+
 echo "== 16-bit: four inputs of 64 Mi values each, float32 / float16 / bfloat16"
 for i in 0 1 2 3; do
 	[ -f "$W/w32_$i.h5" ] || "$B/tests/mkbench" $i "$W/w32_$i.h5" --one 0.25

@@ -70,6 +70,12 @@ static void xsum_is_order_free(void **state)
 	assert_true(ckpt_xsum_round(&a) == 0x1p-29 + 0x1p-60);
 	ckpt_xsum_add(&a, NAN);
 	assert_true(isnan(ckpt_xsum_round(&a)));
+	ckpt_xsum_init(&a); /* two halves merged: the whole */
+	ckpt_xsum_init(&b);
+	for (size_t i = 0; i < 8; i++)
+		ckpt_xsum_add(i < 3 ? &a : &b, v[i]);
+	ckpt_xsum_merge(&a, &b);
+	assert_true(ckpt_xsum_round(&a) == 0.5);
 	ckpt_xsum_init(&a);
 	ckpt_xsum_add(&a, -3);
 	ckpt_xsum_add(&a, 0x1p-1074);
@@ -110,7 +116,7 @@ static void selects_ranks_as_a_sort_does(void **state)
 	assert_non_null(t = ckpt_topk_new(2, N, 0, N));
 	assert_false(ckpt_topk_more(t));
 	ckpt_topk_cuts(t, 1, &lo, &hi);
-	assert_true(hi.all && lo.key == UINT64_MAX && !lo.all);
+	assert_true(hi.all && lo.key == INT64_MAX && lo.index == 0 && !lo.all);
 	ckpt_topk_free(t);
 }
 

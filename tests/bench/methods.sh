@@ -1,0 +1,69 @@
+#!/bin/sh
+# tests/bench/methods.sh BUILD_DIR WORK_DIR - ckpt-average's merge methods
+# on four 1 GiB float32 checkpoints (the first the base; SLERP: two), each
+# beside the linear average of the same files in the same run (medians of
+# CKPT_BENCH_RUNS alternating runs, 5), with its goal (one pass 1.3x, two
+# passes 2.3x), its peak memory, and an h5py + numpy script doing the same
+# method (tensors whole in float64; one run, skipped without h5py or with
+# CKPT_BENCH_SCRIPTS=0).
+set -eu
+B=$1 W=$2
+N=${CKPT_BENCH_RUNS:-5}
+ROWS=${CKPT_BENCH_ROWS:-*}
+PY=
+[ "${CKPT_BENCH_SCRIPTS:-1}" = 0 ] ||
+for p in python3 /usr/bin/python3; do
+	"$p" -c 'import h5py, numpy' 2>/dev/null && PY=$p && break
+done
+for i in 0 1 2 3; do
+	[ -f "$W/b$i.h5" ] || "$B/tests/mkbench" $i "$W/b$i.h5"
+done
+cat "$W"/b[0-3].h5 >/dev/null
+
+run1() { # wall seconds of one run; peak RSS (KiB) appended to $W/rss
+	rm -f "$W"/m.out.h5
+	sync
+	/usr/bin/time -f '%e %M' -o "$W/time" "$@" >/dev/null 2>"$W/stderr" ||
+		{ echo "bench: failed: $*"; cat "$W/stderr"; exit 1; }
+	cut -d' ' -f2 "$W/time" >>"$W/rss"
+	cut -d' ' -f1 "$W/time"
+}
+median() { sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+printf '%-18s %8s %8s %7s %5s %9s %9s %8s\n' "method" "linear" "ckpt" "ratio" "goal" \
+	"ckpt RSS" "numpy" "ckpt is"
+for c in "task-arithmetic:1.3" "dare-linear --density 0.5:1.3" "dare-ties --density 0.5:1.3" \
+         "ties --density 0.2:2.3" "breadcrumbs --density 0.5:2.3" "model-stock:2.3" \
+         "slerp -t 0.5:2.3"; do
+	args=${c%%:*} goal=${c#*:} name=${args%% *}
+	# shellcheck disable=SC2254
+	case "$name" in $ROWS) ;; *) continue ;; esac
+	case $name in
+	slerp) set -- "$W/b1.h5" "$W/b2.h5"; lin="$W/b1.h5 $W/b2.h5" ;;
+	*) set -- --base "$W/b0.h5" "$W/b1.h5" "$W/b2.h5" "$W/b3.h5"; lin="$W/b1.h5 $W/b2.h5 $W/b3.h5" ;;
+	esac
+	: >"$W/lin.t"; : >"$W/m.t"
+	for r in $(seq "$N"); do
+		: >"$W/rss"
+		# shellcheck disable=SC2086
+		run1 "$B/bin/ckpt-average" -o "$W/m.out.h5" $lin >>"$W/lin.t"
+		: >"$W/rss"
+		# shellcheck disable=SC2086
+		run1 "$B/bin/ckpt-average" --method $args -o "$W/m.out.h5" "$@" >>"$W/m.t"
+		cat "$W/rss" >>"$W/m.rss"
+	done
+	l=$(median <"$W/lin.t") m=$(median <"$W/m.t") mem=$(median <"$W/m.rss")
+	np=-
+	if [ -n "$PY" ]; then
+		d=$(echo "$args" | sed -n 's/.*--density \([0-9.]*\).*/\1/p')
+		[ "$name" = slerp ] && set -- "$W/b1.h5" "$W/b2.h5" || set -- "$W/b0.h5" "$W/b1.h5" "$W/b2.h5" "$W/b3.h5"
+		: >"$W/rss"
+		np=$(run1 "$PY" tests/bench/methods.py "$name" "${d:-1}" "$W/m.out.h5" "$@")
+	fi
+	awk -v n="$name" -v l="$l" -v m="$m" -v g="$goal" -v mem="$mem" -v np="$np" 'BEGIN {
+		printf "%-18s %7.2fs %7.2fs %6.2fx %4.1fx %6.0f MiB %8ss", n, l, m, m / l, g, mem / 1024, np
+		if (np != "-") printf " %6.1fx faster", np / m
+		printf "%s\n", (m / l > g ? "  (over)" : "") }'
+	rm -f "$W/m.rss"
+done
+rm -f "$W"/m.out.h5 "$W/lin.t" "$W/m.t" "$W/time" "$W/stderr" "$W/rss"

@@ -1,0 +1,6 @@
+# Every merge method on float64 models of 200 tensors against ref.py: the man
+# page's formulas again in exact rational arithmetic (fractions), DARE's
+# mask from its specification, rounded once to nearest even; bit for bit.
+need_h5py
+cd "$T"
+"$PY" "$TOP/tests/cli/methods/ref.py" suite f8 || fail "not the reference's bits"
