@@ -516,7 +516,7 @@ static void check_same(struct job *j, const ckpt_var *v0)
 /* ---- main ----------------------------------------------------------------- */
 
 /* --dry-run: what each variable of the first input would become. */
-static int dry_run(const struct job *j)
+static int dry_run(struct job *j)
 {
 	for (size_t i = 0; i < j->in[0]->nvars; i++) {
 		const ckpt_var *v = &j->in[0]->vars[i];
@@ -531,6 +531,9 @@ static int dry_run(const struct job *j)
 			       !ckpt_select_match(&opt.sel, v->name) ? " (--only/--exclude)"
 			       : v->dtype == CKPT_OTHER || opt.method_set ? " (not a float)" : "");
 	}
+	ckpt_close_inputs(j->in, j->nin);
+	free((void *)j->weights);
+	ckpt_select_free(&opt.sel);
 	return finish(EXIT_OK);
 }
 

@@ -127,6 +127,7 @@ static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **c
 
 struct keying {
 	ckpt_topk *t;
+	int lane;
 	size_t nmodels;
 	uint64_t keys[PIECE];
 };
@@ -141,29 +142,35 @@ static void key_piece(void *ctx, const double *const *x, uint64_t start, size_t 
 
 			memcpy(&k->keys[i], &d, sizeof d);
 		}
-		ckpt_topk_feed(k->t, m, k->keys, start, n);
+		ckpt_topk_feed(k->t, k->lane, m, k->keys, start, n);
 	}
 }
 
+/* The passes over the variable: each slab's halves on two threads, two
+ * lanes of the selection, but where it looks for an index in flat order. */
 static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 {
 	uint64_t first, keep;
-	struct keying *k = malloc(sizeof *k);
+	struct keying *k = malloc(2 * sizeof *k);
+	ckpt_topk *t;
+	void *ctx[2] = {&k[0], &k[1]};
 
 	ckpt_method_window(j->method, v0->nelems, &first, &keep);
-	if (!k || !(k->t = ckpt_topk_new(mv->nx, v0->nelems, first, first + keep)))
+	if (!k || !(t = ckpt_topk_new(mv->nx, v0->nelems, first, first + keep)))
 		die("out of memory");
-	k->nmodels = mv->nx;
-	while (ckpt_topk_more(k->t)) {
-		void *ctx = k;
-
-		each_piece(j, v0, key_piece, &ctx, 0);
-		if (ckpt_topk_end_pass(k->t) < 0)
+	for (int l = 0; l < 2; l++) {
+		k[l].t = t;
+		k[l].lane = l;
+		k[l].nmodels = mv->nx;
+	}
+	while (ckpt_topk_more(t)) {
+		each_piece(j, v0, key_piece, ctx, ckpt_topk_lanes(t) > 1);
+		if (ckpt_topk_end_pass(t) < 0)
 			die("out of memory");
 	}
 	for (size_t m = 0; m < mv->nx; m++)
-		ckpt_topk_cuts(k->t, m, &mv->lo[m], &mv->hi[m]);
-	ckpt_topk_free(k->t);
+		ckpt_topk_cuts(t, m, &mv->lo[m], &mv->hi[m]);
+	ckpt_topk_free(t);
 	free(k);
 }
 

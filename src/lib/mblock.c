@@ -5,6 +5,7 @@
  * exact, else where two bounds around it round alike - or left to
  * method.c's exact arithmetic. */
 #include "method.h"
+#include "eft.h"
 #include "methodint.h"
 #include "vec.h"
 
@@ -31,28 +32,6 @@ struct scratch {
 	unsigned char *keep1;
 	double *x1;
 };
-
-static inline double two_sum(double a, double b, double *e)
-{
-	double s = a + b, bb = s - a;
-
-	*e = (a - (s - bb)) + (b - bb);
-	return s;
-}
-
-static inline double two_prod(double a, double b, double *e)
-{
-	double p = a * b, t, ah, al, bh, bl;
-
-	t = 134217729.0 * a;
-	ah = t - (t - a);
-	al = a - ah;
-	t = 134217729.0 * b;
-	bh = t - (t - b);
-	bl = b - bh;
-	*e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
-	return p;
-}
 
 /* Track a term's size: the largest, and the least nonzero. */
 static inline void track(double t, double *big, double *least)
@@ -94,9 +73,9 @@ static inline double round_pair(double hi, double lo, double to_odd)
 /* hi + lo + d, normalised again, rounded as round_pair() */
 static inline double round_bound(double hi, double lo, double d, double to_odd)
 {
-	double e, f, s = two_sum(hi, d, &e);
+	double e, f, s = ckpt_two_sum(hi, d, &e);
 
-	s = two_sum(s, e + lo, &f);
+	s = ckpt_two_sum(s, e + lo, &f);
 	return round_pair(s, f, to_odd);
 }
 
@@ -113,7 +92,7 @@ static void task_vectors(const ckpt_mvar *v, struct scratch *s, size_t m)
 		double *th = s->th + k * BLOCK, *tl = s->tl + k * BLOCK;
 
 		for (size_t i = 0; i < m; i++) {
-			th[i] = two_sum(x[i], -beta * s->b[i], &tl[i]);
+			th[i] = ckpt_two_sum(x[i], -beta * s->b[i], &tl[i]);
 			s->special[i] |= !(fabs(x[i]) <= 0x1.fffffffffffffp1023);
 		}
 	}
@@ -210,7 +189,7 @@ static void sums(const ckpt_mvar *v, struct scratch *s, size_t m, int with_w)
 			for (size_t i = 0; i < m; i++) {
 				double p = th[i] * keep[i], ee; /* (keep: 1 or 0) */
 
-				s->shi[i] = two_sum(s->shi[i], p, &ee);
+				s->shi[i] = ckpt_two_sum(s->shi[i], p, &ee);
 				s->slo[i] += ee;
 				s->smag[i] += fabs(p);
 				track(p, &s->big[i], &s->least[i]);
@@ -224,9 +203,9 @@ static void sums(const ckpt_mvar *v, struct scratch *s, size_t m, int with_w)
 		for (size_t i = 0; i < m; i++) {
 			double wk = w * keep[i], e, p, pe, q, qe, ee;
 
-			p = two_prod(wk, th[i], &pe);
-			q = two_prod(wk, tl[i], &qe);
-			s->shi[i] = two_sum(s->shi[i], p, &ee);
+			p = ckpt_two_prod(wk, th[i], &pe);
+			q = ckpt_two_prod(wk, tl[i], &qe);
+			s->shi[i] = ckpt_two_sum(s->shi[i], p, &ee);
 			s->slo[i] += ee + (pe + (q + qe));
 			s->smag[i] += fabs(p) + fabs(q);
 			track(p, &s->big[i], &s->least[i]);
@@ -234,7 +213,7 @@ static void sums(const ckpt_mvar *v, struct scratch *s, size_t m, int with_w)
 			track(q, &s->big[i], &s->least[i]);
 			track(qe, &s->big[i], &s->least[i]);
 			if (with_w) {
-				s->whi[i] = two_sum(s->whi[i], wk, &e);
+				s->whi[i] = ckpt_two_sum(s->whi[i], wk, &e);
 				s->wlo[i] += e;
 				s->wmag[i] += fabs(wk);
 				track(wk, &s->wbig[i], &s->wleast[i]);
@@ -311,11 +290,11 @@ static void divisors(const ckpt_mvar *v, struct scratch *s, size_t m, int normal
 		s->pow2[i] = pow2;
 	}
 	for (size_t i = 0; normalised && i < m; i++) {
-		double e, dl, dh, wh = two_sum(s->whi[i], s->wlo[i], &e), p;
+		double e, dl, dh, wh = ckpt_two_sum(s->whi[i], s->wlo[i], &e), p;
 		uint64_t bits;
 
 		s->dexact[i] = span_exact(s->wbig[i], s->wleast[i], (double)v->nx);
-		dh = two_prod(wh, v->dc, &dl);
+		dh = ckpt_two_prod(wh, v->dc, &dl);
 		dl += e * v->dc;
 		s->dh[i] = dh;
 		s->dl[i] = dl;
@@ -340,13 +319,13 @@ static void combine_loop(const ckpt_mvar *v, struct scratch *s, size_t m)
 		double size, slack, x, xe, wm = s->wmag[i] * fabs(dc) / fabs(dz), exact, exact_q;
 
 		exact = span_exact(s->big[i], s->least[i], n) * s->dexact[i];
-		shi = two_sum(s->shi[i], s->slo[i], &slo);
+		shi = ckpt_two_sum(s->shi[i], s->slo[i], &slo);
 		/* q = S / D: exact when D is a power of two, or the remainder 0 */
 		qh = shi / dz;
-		p = two_prod(qh, dz, &pe);
-		t1 = two_sum(shi, -p, &e1);
-		t2 = two_sum(t1, -pe, &e2);
-		t3 = two_sum(t2, slo, &e3);
+		p = ckpt_two_prod(qh, dz, &pe);
+		t1 = ckpt_two_sum(shi, -p, &e1);
+		t2 = ckpt_two_sum(t1, -pe, &e2);
+		t3 = ckpt_two_sum(t2, slo, &e3);
 		rem = (t3 - qh * dl) + (e1 + e2 + e3);
 		ql = rem / dz;
 		exact_q = rem == 0 ? 1.0 : 0.0;
@@ -354,24 +333,24 @@ static void combine_loop(const ckpt_mvar *v, struct scratch *s, size_t m)
 		exact_q = s->pow2[i] != 0 ? (ql * dz == rem ? 1.0 : 0.0) : exact_q;
 		exact_q = dh == 0 ? 1.0 : exact_q;
 		exact *= exact_q;
-		qh = two_sum(qh, ql, &ql);
+		qh = ckpt_two_sum(qh, ql, &ql);
 		qh = dh == 0 ? 0 : qh;
 		ql = dh == 0 ? 0 : ql;
 		/* r = a b + lambda q */
-		x = two_prod(a, s->b[i], &xe);
+		x = ckpt_two_prod(a, s->b[i], &xe);
 		track(x, &big, &least);
 		track(xe, &big, &least);
-		r = two_sum(x, xe, &rl);
-		x = two_prod(lambda, qh, &xe);
+		r = ckpt_two_sum(x, xe, &rl);
+		x = ckpt_two_prod(lambda, qh, &xe);
 		track(x, &big, &least);
 		track(xe, &big, &least);
-		r = two_sum(r, x, &e);
+		r = ckpt_two_sum(r, x, &e);
 		rl += e + xe;
-		x = two_prod(lambda, ql, &xe);
+		x = ckpt_two_prod(lambda, ql, &xe);
 		track(x, &big, &least);
 		track(xe, &big, &least);
 		rl += x + xe;
-		r = two_sum(r, rl, &rl);
+		r = ckpt_two_sum(r, rl, &rl);
 		exact *= span_exact(big, least, 6);
 		exact = fabs(r) <= 0x1.fffffffffffffp1023 ? exact : 0.0;
 		/* what the pair may be off by: a few 2^-100 of the terms' sizes */

@@ -6,6 +6,7 @@
 
 #define DIGIT 16
 #define CANDIDATE_BYTES (16u << 20) /* for the elements of every boundary */
+#define LANES 2                     /* threads feeding a pass at once */
 
 enum phase { HISTOGRAM, COLLECT, INDEX, DONE };
 
@@ -19,9 +20,9 @@ struct boundary {
 	enum phase phase;
 	int known;
 	uint64_t prefix, rem, seen;
-	uint64_t *hist;
-	struct candidate *cand;
-	size_t ncand;
+	uint64_t *hist[LANES];
+	struct candidate *cand[LANES];
+	size_t ncand[LANES];
 	ckpt_rank_cut cut;
 };
 
@@ -30,6 +31,24 @@ struct ckpt_topk {
 	size_t cap;         /* candidates per boundary */
 	struct boundary *b; /* model k: b[2k] (lo), b[2k + 1] (hi) */
 };
+
+static int new_histograms(struct boundary *b)
+{
+	for (int l = 0; l < LANES; l++)
+		if (!(b->hist[l] = calloc((size_t)1 << DIGIT, sizeof *b->hist[l])))
+			return -1;
+	return 0;
+}
+
+static void free_lanes(struct boundary *b)
+{
+	for (int l = 0; l < LANES; l++) {
+		free(b->hist[l]);
+		free(b->cand[l]);
+		b->hist[l] = NULL;
+		b->cand[l] = NULL;
+	}
+}
 
 static int start(struct boundary *b, uint64_t n, uint64_t rank)
 {
@@ -44,8 +63,7 @@ static int start(struct boundary *b, uint64_t n, uint64_t rank)
 		b->phase = HISTOGRAM;
 		b->known = 1; /* bit 63 of a magnitude is 0 */
 		b->rem = rank;
-		if (!(b->hist = calloc((size_t)1 << DIGIT, sizeof *b->hist)))
-			return -1;
+		return new_histograms(b);
 	}
 	return 0;
 }
@@ -57,7 +75,7 @@ ckpt_topk *ckpt_topk_new(size_t nmodels, uint64_t n, uint64_t lo, uint64_t hi)
 	if (!t || !(t->b = calloc(2 * nmodels + 1, sizeof *t->b)))
 		return free(t), NULL;
 	t->nb = 2 * nmodels;
-	t->cap = CANDIDATE_BYTES / sizeof(struct candidate) / (t->nb ? t->nb : 1);
+	t->cap = CANDIDATE_BYTES / LANES / sizeof(struct candidate) / (t->nb ? t->nb : 1);
 	for (size_t k = 0; k < nmodels; k++)
 		if (start(&t->b[2 * k], n, lo) < 0 || start(&t->b[2 * k + 1], n, hi) < 0)
 			return ckpt_topk_free(t), NULL;
@@ -68,10 +86,8 @@ void ckpt_topk_free(ckpt_topk *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->nb; i++) {
-		free(t->b[i].hist);
-		free(t->b[i].cand);
-	}
+	for (size_t i = 0; i < t->nb; i++)
+		free_lanes(&t->b[i]);
 	free(t->b);
 	free(t);
 }
@@ -89,7 +105,8 @@ static int width(const struct boundary *b)
 	return 64 - b->known < DIGIT ? 64 - b->known : DIGIT;
 }
 
-static void feed_one(struct boundary *b, const uint64_t *keys, uint64_t start, size_t n)
+static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
+                     size_t n)
 {
 	int known = b->known, w = b->phase == HISTOGRAM ? width(b) : 0;
 	uint64_t top = known >= 64 ? ~UINT64_C(0) : ~(~UINT64_C(0) >> known);
@@ -98,12 +115,12 @@ static void feed_one(struct boundary *b, const uint64_t *keys, uint64_t start, s
 	case HISTOGRAM:
 		for (size_t i = 0; i < n; i++)
 			if ((keys[i] & top) == b->prefix)
-				b->hist[keys[i] >> (64 - known - w) & ((UINT64_C(1) << w) - 1)]++;
+				b->hist[lane][keys[i] >> (64 - known - w) & ((UINT64_C(1) << w) - 1)]++;
 		break;
 	case COLLECT:
 		for (size_t i = 0; i < n; i++)
 			if ((keys[i] & top) == b->prefix)
-				b->cand[b->ncand++] = (struct candidate){keys[i], start + i};
+				b->cand[lane][b->ncand[lane]++] = (struct candidate){keys[i], start + i};
 		break;
 	case INDEX: /* the key is known: the rem-th equal one in flat order */
 		for (size_t i = 0; i < n; i++)
@@ -118,10 +135,38 @@ static void feed_one(struct boundary *b, const uint64_t *keys, uint64_t start, s
 	}
 }
 
-void ckpt_topk_feed(ckpt_topk *t, size_t k, const uint64_t *keys, uint64_t start, size_t n)
+int ckpt_topk_lanes(const ckpt_topk *t)
 {
-	feed_one(&t->b[2 * k], keys, start, n);
-	feed_one(&t->b[2 * k + 1], keys, start, n);
+	for (size_t i = 0; i < t->nb; i++)
+		if (t->b[i].phase == INDEX)
+			return 1;
+	return LANES;
+}
+
+void ckpt_topk_feed(ckpt_topk *t, int lane, size_t k, const uint64_t *keys, uint64_t start,
+                    size_t n)
+{
+	feed_one(&t->b[2 * k], lane, keys, start, n);
+	feed_one(&t->b[2 * k + 1], lane, keys, start, n);
+}
+
+/* The lanes' histograms and candidates into lane 0's. */
+static int merge_lanes(struct boundary *b)
+{
+	size_t n = b->ncand[0];
+
+	for (int l = 1; l < LANES; l++) {
+		for (size_t d = 0; b->hist[0] && d < (size_t)1 << DIGIT; d++)
+			b->hist[0][d] += b->hist[l][d];
+		if (!b->ncand[l])
+			continue;
+		n += b->ncand[l];
+		if (!(b->cand[0] = realloc(b->cand[0], (n + 1) * sizeof *b->cand[0])))
+			return -1;
+		memcpy(b->cand[0] + b->ncand[0], b->cand[l], b->ncand[l] * sizeof *b->cand[0]);
+		b->ncand[0] = n;
+	}
+	return 0;
 }
 
 /* larger keys first, equal ones by lower index */
@@ -139,35 +184,37 @@ static int end_one(struct boundary *b, size_t cap)
 	int w;
 	uint64_t count = 0, d;
 
+	if ((b->phase == HISTOGRAM || b->phase == COLLECT) && merge_lanes(b) < 0)
+		return -1;
 	switch (b->phase) {
 	case HISTOGRAM:
 		w = width(b);
 		for (d = (UINT64_C(1) << w); d-- > 0;) {
-			if (b->rem < b->hist[d]) {
-				count = b->hist[d];
+			if (b->rem < b->hist[0][d]) {
+				count = b->hist[0][d];
 				break;
 			}
-			b->rem -= b->hist[d];
+			b->rem -= b->hist[0][d];
 		}
 		b->prefix |= d << (64 - b->known - w);
 		b->known += w;
-		free(b->hist);
-		b->hist = NULL;
+		free_lanes(b);
 		if (b->known >= 64) {
 			b->phase = INDEX;
 		} else if (count <= cap) {
 			b->phase = COLLECT;
-			if (!(b->cand = malloc((count + 1) * sizeof *b->cand)))
-				return -1;
-		} else if (!(b->hist = calloc((size_t)1 << DIGIT, sizeof *b->hist))) {
+			/* (each lane may meet all of them) */
+			for (int l = 0; l < LANES; l++)
+				if (!(b->cand[l] = malloc((count + 1) * sizeof *b->cand[l])))
+					return -1;
+		} else if (new_histograms(b) < 0) {
 			return -1;
 		}
 		break;
 	case COLLECT:
-		qsort(b->cand, b->ncand, sizeof *b->cand, by_rank);
-		b->cut = (ckpt_rank_cut){b->cand[b->rem].key, b->cand[b->rem].index, 0};
-		free(b->cand);
-		b->cand = NULL;
+		qsort(b->cand[0], b->ncand[0], sizeof *b->cand[0], by_rank);
+		b->cut = (ckpt_rank_cut){b->cand[0][b->rem].key, b->cand[0][b->rem].index, 0};
+		free_lanes(b);
 		b->phase = DONE;
 		break;
 	case INDEX:

@@ -21,9 +21,14 @@ void ckpt_topk_free(ckpt_topk *t);
 
 /* Whether another pass over the keys is needed. */
 int ckpt_topk_more(const ckpt_topk *t);
-/* Keys of model k for the elements [start, start + n), in flat order
- * within a pass, each pass from the first element. */
-void ckpt_topk_feed(ckpt_topk *t, size_t k, const uint64_t *keys, uint64_t start, size_t n);
+/* How many threads may feed this pass at once, each its own lane (from
+ * 0): 2, or 1 where a boundary's key is known and its index is looked for
+ * in flat order. */
+int ckpt_topk_lanes(const ckpt_topk *t);
+/* Keys of model k for the elements [start, start + n): within a pass each
+ * element once, in flat order within each lane. */
+void ckpt_topk_feed(ckpt_topk *t, int lane, size_t k, const uint64_t *keys, uint64_t start,
+                    size_t n);
 /* After a pass: decide what the histograms and elements tell. */
 int ckpt_topk_end_pass(ckpt_topk *t);
 /* Model k's boundaries, once ckpt_topk_more() is 0. */

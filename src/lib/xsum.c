@@ -1,5 +1,6 @@
 /* xsum.c - exact sums of doubles, rounded once. */
 #include "xsum.h"
+#include "eft.h"
 
 #include <math.h>
 #include <string.h>
@@ -65,15 +66,8 @@ void ckpt_xsum_add(ckpt_xsum *s, double x)
  * there is one */
 static inline void add_prod(ckpt_xsum *s, double a, double b)
 {
-	double p = a * b, t, ah, al, bh, bl, e;
+	double e, p = ckpt_two_prod(a, b, &e);
 
-	t = 134217729.0 * a;
-	ah = t - (t - a);
-	al = a - ah;
-	t = 134217729.0 * b;
-	bh = t - (t - b);
-	bl = b - bh;
-	e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
 	if (p != 0)
 		add(s, p);
 	if (e != 0 && isfinite(p))

@@ -105,8 +105,9 @@ static void selects_ranks_as_a_sort_does(void **state)
 		}
 	assert_non_null(t = ckpt_topk_new(1, N, 100, 2100));
 	while (ckpt_topk_more(t)) {
-		for (size_t i = 0; i < N; i += 700)
-			ckpt_topk_feed(t, 0, keys + i, i, N - i < 700 ? N - i : 700);
+		for (size_t i = 0; i < N; i += 700) /* two lanes where allowed */
+			ckpt_topk_feed(t, ckpt_topk_lanes(t) > 1 ? (int)(i / 700 % 2) : 0, 0,
+			               keys + i, i, N - i < 700 ? N - i : 700);
 		assert_int_equal(ckpt_topk_end_pass(t), 0);
 	}
 	ckpt_topk_cuts(t, 0, &lo, &hi);
