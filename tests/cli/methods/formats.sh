@@ -1,7 +1,8 @@
-# The methods on every format ckpt reads and writes: the same models as
-# safetensors, PyTorch files, TensorFlow bundles and a .keras archive give
-# the HDF5 result's values, bit for bit, in the base's format.
+# The methods on the formats ckpt reads and writes: the same models as
+# safetensors, PyTorch files and TensorFlow bundles give the HDF5 result's
+# values, bit for bit, in the base's format.
 need_h5py
+not_under_valgrind # (the formats' own cases run under it; the engine is the same)
 cd "$T"
 "$PY" - <<'PY' || fail "h5py"
 import h5py, numpy as np
