@@ -301,7 +301,7 @@ static void measure(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 		val[p] = ckpt_xsum_round(&d[0].s[p]);
 	}
 	if (slerp) {
-		slerp_coefficients(j->method->t, val[0], val[1], val[2], &mv->a[0], &mv->lambda);
+		slerp_coefficients(j->method->t, val[0], val[1], val[2], &mv->a, &mv->lambda);
 	} else {
 		mv->lambda = stock_t(mv->nx, val);
 		mv->dc = (double)mv->nx;
@@ -326,10 +326,8 @@ static void plan_var(struct job *j, const ckpt_var *v0, ckpt_dtype to, ckpt_mvar
 	mv->var = v0;
 	mv->out = to;
 	mv->types = types;
-	mv->nelems = v0->nelems;
 	mv->nx = j->nin - 1;
-	mv->a[0] = 1;
-	mv->na = 1;
+	mv->a = 1;
 	mv->lambda = m->lambda;
 	mv->dc = (ckpt_method_random(m->kind) ? m->density : 1) *
 	         (ckpt_method_elects(m->kind) && m->normalize ? 1 : m->divisor);

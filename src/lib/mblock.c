@@ -311,7 +311,7 @@ static void divisors(const ckpt_mvar *v, struct scratch *s, size_t m, int normal
 CKPT_WIDE_VECTORS
 static void combine_loop(const ckpt_mvar *v, struct scratch *s, size_t m)
 {
-	double n = 4.0 * (double)v->nx, a = v->a[0], lambda = v->lambda, dc = v->dc;
+	double n = 4.0 * (double)v->nx, a = v->a, lambda = v->lambda, dc = v->dc;
 
 	for (size_t i = 0; i < m; i++) {
 		double shi, slo, dh = s->dh[i], dl = s->dl[i], dz = dh == 0 ? 1 : dh, qh, ql;
@@ -424,7 +424,7 @@ static int quick_applies(const ckpt_mvar *v)
 
 	for (size_t k = 0; k < v->nx; k++)
 		negative |= v->m->weights[k] < 0;
-	return v->out != CKPT_F64 && isfinite(v->a[0]) && isfinite(v->lambda) &&
+	return v->out != CKPT_F64 && isfinite(v->a) && isfinite(v->lambda) &&
 	       !(negative && ckpt_method_elects(v->m->kind) && v->m->normalize);
 }
 
@@ -436,7 +436,7 @@ static int quick_applies(const ckpt_mvar *v)
 CKPT_WIDE_VECTORS
 static int quick(const ckpt_mvar *v, struct scratch *s, size_t m, size_t es)
 {
-	double n = (double)v->nx + 8, a = v->a[0], lambda = v->lambda;
+	double n = (double)v->nx + 8, a = v->a, lambda = v->lambda;
 	int elects = ckpt_method_elects(v->m->kind), count = v->m->sign_count;
 	int normalised = elects && v->m->normalize;
 
@@ -523,14 +523,15 @@ static size_t gather(const ckpt_mvar *v, struct scratch *s, size_t m)
 	return j;
 }
 
+/* The block at off; can_quick: quick_applies(v), once per range. */
 static void block(const ckpt_mvar *v, struct scratch *s, const void *const *in,
-                  void *out, uint64_t start, size_t off, size_t m, size_t *bad)
+                  void *out, uint64_t start, size_t off, size_t m, int can_quick, size_t *bad)
 {
 	const ckpt_method *meth = v->m;
 	size_t es = ckpt_dtype_size(v->out), nx = v->nx, n = m;
 	int to_odd = v->out != CKPT_F64, normalised = ckpt_method_elects(meth->kind) &&
 	                                                 meth->normalize;
-	int coefficients = isfinite(v->a[0]) && isfinite(v->lambda), gathered = 0;
+	int coefficients = isfinite(v->a) && isfinite(v->lambda), gathered = 0;
 
 	ckpt_to_double(v->types[0], (const char *)in[0] + off * ckpt_dtype_size(v->types[0]),
 	               s->b, m);
@@ -548,11 +549,11 @@ static void block(const ckpt_mvar *v, struct scratch *s, const void *const *in,
 	if (ckpt_method_ranks(meth->kind))
 		magnitude_window(v, s, start + off, m);
 	/* mostly plain doubles decide; the rest in pairs, the rare ones exactly */
-	if (quick_applies(v) && quick(v, s, m, es)) {
+	if (can_quick && quick(v, s, m, es)) {
 		*bad += ckpt_from_double(v->out, s->res, (char *)out + off * es, m);
 		return;
 	}
-	if (quick_applies(v)) {
+	if (can_quick) {
 		n = gather(v, s, m);
 		gathered = 1;
 	}
@@ -590,6 +591,7 @@ size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,
 {
 	struct scratch *s = malloc(sizeof *s);
 	size_t nx = v->nx, bad = 0;
+	int can_quick = quick_applies(v);
 	double *rows = malloc((4 * nx * BLOCK + nx + 1) * sizeof *rows);
 	unsigned char *flags = malloc(nx + 1);
 
@@ -606,7 +608,8 @@ size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,
 	s->x1 = rows + 4 * nx * BLOCK;
 	s->keep1 = flags;
 	for (size_t end = off + n; off < end; off += BLOCK)
-		block(v, s, in, out, start, off, end - off < BLOCK ? end - off : BLOCK, &bad);
+		block(v, s, in, out, start, off, end - off < BLOCK ? end - off : BLOCK, can_quick,
+		      &bad);
 	free(s);
 	free(rows);
 	free(flags);

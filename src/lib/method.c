@@ -246,7 +246,7 @@ static double exact_result(const struct elem *e, int to_odd)
 		ckpt_big_set(&s, 0);
 	}
 	num = d;
-	ckpt_big_mul(&num, v->a[0]);
+	ckpt_big_mul(&num, v->a);
 	ckpt_big_mul(&num, e->b);
 	ckpt_big_mul(&s, v->lambda);
 	ckpt_big_add(&num, &s);
@@ -261,14 +261,14 @@ static double ieee_result(const struct elem *e)
 
 	for (size_t k = 0; k < v->nx; k++)
 		s += v->m->weights[k] * (e->x[k] - beta(v) * e->b);
-	return v->a[0] * e->b + v->lambda * s;
+	return v->a * e->b + v->lambda * s;
 }
 
 double ckpt_method_slow(const ckpt_mvar *v, const double *x, double b, uint64_t index,
                         unsigned char *keep, int to_odd)
 {
 	struct elem e = {v, b, x, keep, index};
-	int finite = isfinite(b) && isfinite(v->a[0]) && isfinite(v->lambda);
+	int finite = isfinite(b) && isfinite(v->a) && isfinite(v->lambda);
 
 	for (size_t k = 0; k < v->nx; k++)
 		finite &= isfinite(x[k]) != 0;

@@ -72,12 +72,9 @@ typedef struct ckpt_mvar {
 	const ckpt_var *var;    /* of the first input */
 	ckpt_dtype out;
 	const ckpt_dtype *types; /* the base's (or the first model's), then the models' */
-	uint64_t nelems;
 	uint64_t mask_key;      /* DARE: from the seed and the name */
 	ckpt_rank_cut *lo, *hi; /* per model, for the magnitude windows */
-	double a[2];            /* the base's coefficients */
-	int na;
-	double lambda, dc;
+	double a, lambda, dc;   /* the base's coefficient, lambda, D's constant */
 	size_t nx;              /* models in the formula (SLERP: 1) */
 } ckpt_mvar;
 

@@ -163,8 +163,8 @@ static void rounds_the_formula_once(void **state)
 	ckpt_dtype types[2] = {CKPT_F32, CKPT_F32};
 	ckpt_method m = {.kind = CKPT_TASK_ARITHMETIC, .nmodels = 1, .weights = &w,
 	                 .lambda = 0.5, .density = 1, .normalize = 1, .divisor = 1};
-	ckpt_mvar v = {.m = &m, .out = CKPT_F32, .types = types, .nelems = 3,
-	               .a = {1}, .na = 1, .lambda = 0.5, .dc = 1, .nx = 1};
+	ckpt_mvar v = {.m = &m, .out = CKPT_F32, .types = types, .a = 1, .lambda = 0.5,
+	               .dc = 1, .nx = 1};
 
 	(void)state;
 	assert_int_equal(ckpt_method_range(&v, in, out, 0, 0, 3), 0);
