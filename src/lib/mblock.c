@@ -22,13 +22,18 @@ struct scratch {
 	double whi[BLOCK], wlo[BLOCK], wmag[BLOCK], wbig[BLOCK], wleast[BLOCK];
 	double res[BLOCK], rlo[BLOCK], rhi[BLOCK], dh[BLOCK], dl[BLOCK];
 	double exact[BLOCK], dexact[BLOCK], pow2[BLOCK], hard[BLOCK], slack[BLOCK];
-	double resq[BLOCK];     /* quick()'s results, while the rest are redone */
+	double ones[BLOCK];     /* the keep row of a model no mask or window trims */
+	double exact_c;         /* exact_span()'s constant, or 0 */
 	uint64_t idx[BLOCK];    /* each element's flat index */
-	size_t at[BLOCK];       /* where a gathered element came from */
+	size_t at[BLOCK];       /* a pending element's place in the range's out */
+	double pb[BLOCK];       /* the pending elements' base values (x: in px) */
+	uint64_t pidx[BLOCK];
+	size_t npend;
 	unsigned char special[BLOCK];
 	unsigned char lo_out[BLOCK * 8], hi_out[BLOCK * 8];
 	double *x, *th, *tl;
 	double *keep;           /* 1 or 0: the model is in A */
+	double *px, *pkeep;     /* the pending elements' rows */
 	unsigned char *keep1;
 	double *x1;
 };
@@ -137,13 +142,13 @@ CKPT_WIDE_VECTORS
 static void magnitude_window(const ckpt_mvar *v, struct scratch *s, uint64_t start, size_t m)
 {
 	for (size_t k = 0; k < v->nx; k++) {
-		const double *th = s->th + k * BLOCK;
+		const double *x = s->x + k * BLOCK;
 		double *keep = s->keep + k * BLOCK, hall = v->hi[k].all, lall = v->lo[k].all;
 		int64_t hk = (int64_t)v->hi[k].key, hi = (int64_t)v->hi[k].index;
 		int64_t lk = (int64_t)v->lo[k].key, li = (int64_t)v->lo[k].index;
 
 		for (size_t i = 0; i < m; i++) {
-			double a = fabs(th[i]); /* th is x - b rounded */
+			double a = fabs(x[i] - s->b[i]); /* the task vector rounded */
 			int64_t key, at = (int64_t)(start + i);
 
 			memcpy(&key, &a, sizeof key);
@@ -428,31 +433,164 @@ static int quick_applies(const ckpt_mvar *v)
 	       !(negative && ckpt_method_elects(v->m->kind) && v->m->normalize);
 }
 
-/* The block in plain double arithmetic, with a bound E on its error (every
- * rounding at most 2^-53 of the terms' sizes, n + 8 of them counted twice
- * over): where r - E and r + E round to the same value of the stored type,
- * so does the exact r.  Into res; whether every element was decided so
- * (an election whose sum is within its bound of 0 is not). */
+/* The bits of a type's significand (its last place is at least the
+ * value times 2^-p); 53 (nothing gained) for the others. */
+static int precision(ckpt_dtype t)
+{
+	switch (t) {
+	case CKPT_F32: return 24;
+	case CKPT_F16: return 11;
+	case CKPT_BF16: return 8;
+	case CKPT_F8E4M3: return 4;
+	case CKPT_F8E5M2: return 3;
+	default: return 53;
+	}
+}
+
+static int power_of_two(double x)
+{
+	int e;
+
+	return x == 0 || (fabs(frexp(x, &e)) == 0.5 && e > -400 && e < 400);
+}
+
+/* Where plain double arithmetic is exact: with a, lambda, the weights and
+ * D powers of two (or 0) and narrow inputs, every term of r = a b +
+ * lambda S / D is an input times a power of two, a multiple of the least
+ * one's last place g (> least input 2^-p times the least scale), and no
+ * partial sum exceeds (2N + 1) times the largest input times the largest
+ * scale: all is exact when that is at most 2^53 g.  Returns C such that
+ * big C <= least 2^53 says so for an element, or 0 where no element can
+ * be (a per-element D, other coefficients, wide inputs). */
+static double exact_span_constant(const ckpt_mvar *v)
+{
+	double smax = fabs(v->a), smin = v->a != 0 ? fabs(v->a) : INFINITY, c;
+	int p = 0, ok = power_of_two(v->a) && power_of_two(v->lambda) && power_of_two(v->dc) &&
+	                v->dc != 0 && !(ckpt_method_elects(v->m->kind) && v->m->normalize);
+
+	for (size_t k = 0; k <= v->nx; k++)
+		p = precision(v->types[k]) > p ? precision(v->types[k]) : p;
+	for (size_t k = 0; ok && k < v->nx; k++) {
+		double sc = fabs(v->lambda * v->m->weights[k] / v->dc);
+
+		ok = power_of_two(v->m->weights[k]);
+		smax = sc > smax ? sc : smax;
+		smin = sc != 0 && sc < smin ? sc : smin;
+	}
+	if (!ok || smin == INFINITY)
+		return 0;
+	c = (2.0 * (double)v->nx + 1) * (smax / smin) * ldexp(1, p);
+	return c <= 0x1p50 ? c : 0;
+}
+
+/* Model k's keep flags in the block: its mask's or window's, or ones. */
+static inline const double *keep_row(const struct scratch *s, size_t k, int masked)
+{
+	return masked ? s->keep + k * BLOCK : s->ones;
+}
+
+/* float32 out: both bounds rounded and compared as bits (-0 is not +0:
+ * hard where they differ), the lower one stored (0 for an undecided one,
+ * whose place is filled later); returns how many overflowed.  (An integer
+ * count: a sum of doubles would not vectorise.) */
 CKPT_WIDE_VECTORS
-static int quick(const ckpt_mvar *v, struct scratch *s, size_t m, size_t es)
+static size_t quick_f32(struct scratch *s, float *out, size_t m)
+{
+	uint64_t over = 0;
+
+	for (size_t i = 0; i < m; i++) {
+		double lo = (float)s->rlo[i], hi = (float)s->rhi[i], h;
+		uint64_t a, b; /* (64-bit lanes throughout: the loop vectorises) */
+
+		memcpy(&a, &lo, sizeof a);
+		memcpy(&b, &hi, sizeof b);
+		h = a != b ? 1.0 : s->hard[i];
+		s->hard[i] = h;
+		lo = h != 0 ? 0.0 : lo;
+		over += fabs(lo) > 0x1.fffffep127 ? 1u : 0u;
+		out[i] = (float)lo;
+	}
+	return over;
+}
+
+/* Each element's largest input magnitude and least nonzero one, into big
+ * and least. */
+CKPT_WIDE_VECTORS
+static void inputs_span(const ckpt_mvar *v, struct scratch *s, size_t m)
+{
+	for (size_t i = 0; i < m; i++) {
+		s->big[i] = 0;
+		s->least[i] = INFINITY;
+		track(s->b[i], &s->big[i], &s->least[i]);
+	}
+	for (size_t k = 0; k < v->nx; k++)
+		for (size_t i = 0; i < m; i++)
+			track(s->x[k * BLOCK + i], &s->big[i], &s->least[i]);
+}
+
+/* S and its terms' sizes in plain double where no election drops terms:
+ * two models a pass (half the passes over the sums). */
+CKPT_WIDE_VECTORS
+static void add_models(const ckpt_mvar *v, struct scratch *s, size_t m, int masked,
+                       double beta)
+{
+	size_t k = 0;
+
+	for (; k + 1 < v->nx; k += 2) {
+		const double *x = s->x + k * BLOCK, *y = x + BLOCK;
+		const double *kx = keep_row(s, k, masked), *ky = keep_row(s, k + 1, masked);
+		double wx = v->m->weights[k], wy = v->m->weights[k + 1];
+
+		for (size_t i = 0; i < m; i++) {
+			double p = kx[i] * wx * (x[i] - beta * s->b[i]);
+			double q = ky[i] * wy * (y[i] - beta * s->b[i]);
+
+			s->shi[i] = s->shi[i] + p + q;
+			s->smag[i] = s->smag[i] + fabs(p) + fabs(q);
+		}
+	}
+	for (; k < v->nx; k++) {
+		const double *x = s->x + k * BLOCK, *kx = keep_row(s, k, masked);
+		double wx = v->m->weights[k];
+
+		for (size_t i = 0; i < m; i++) {
+			double p = kx[i] * wx * (x[i] - beta * s->b[i]);
+
+			s->shi[i] += p;
+			s->smag[i] += fabs(p);
+		}
+	}
+}
+
+/* The block in plain double arithmetic from the inputs x and b, with a
+ * bound E on its error (every rounding at most 2^-53 of the terms' sizes,
+ * n + 8 of them counted twice over): where r - E and r + E round to the
+ * same value of the stored type, so does the exact r, stored into out.
+ * Elements left undecided (hard): an input or a bound not finite, the
+ * bounds rounding apart, an election whose sum is within its bound of 0.
+ * Returns how many stored values overflowed. */
+CKPT_WIDE_VECTORS
+static size_t quick(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, int masked)
 {
 	double n = (double)v->nx + 8, a = v->a, lambda = v->lambda;
+	double beta = v->m->kind == CKPT_SLERP ? 0 : 1;
 	int elects = ckpt_method_elects(v->m->kind), count = v->m->sign_count;
 	int normalised = elects && v->m->normalize;
 
 	for (size_t i = 0; i < m; i++) {
 		s->shi[i] = s->smag[i] = s->whi[i] = 0;
-		s->hard[i] = s->special[i] ? 1.0 : 0.0;
+		s->hard[i] = 0;
 		s->res[i] = 1; /* the elected sign */
 	}
 	if (elects) {
 		for (size_t k = 0; k < v->nx; k++) {
+			const double *x = s->x + k * BLOCK, *keep = keep_row(s, k, masked);
 			double w = v->m->weights[k], sw = sign_d(w);
 
 			for (size_t i = 0; i < m; i++) {
-				double t = s->th[k * BLOCK + i], p = s->keep[k * BLOCK + i] * w * t;
+				double t = x[i] - s->b[i], p = keep[i] * w * t;
 
-				s->shi[i] += count ? s->keep[k * BLOCK + i] * sw * sign_d(t) : p;
+				s->shi[i] += count ? keep[i] * sw * sign_d(t) : p;
 				s->smag[i] += fabs(p);
 			}
 		}
@@ -464,99 +602,89 @@ static int quick(const ckpt_mvar *v, struct scratch *s, size_t m, size_t es)
 			s->shi[i] = s->smag[i] = 0;
 		}
 	}
-	for (size_t k = 0; k < v->nx; k++) {
+	for (size_t k = 0; elects && k < v->nx; k++) {
+		const double *x = s->x + k * BLOCK, *keep = keep_row(s, k, masked);
 		double w = v->m->weights[k], sw = sign_d(w);
 
 		for (size_t i = 0; i < m; i++) {
-			double t = s->th[k * BLOCK + i], keep = s->keep[k * BLOCK + i], p;
+			double t = x[i] - s->b[i], kp = keep[i], p;
 
-			keep = elects && sw * sign_d(t) != s->res[i] ? 0.0 : keep;
-			p = keep * w * t;
+			kp = sw * sign_d(t) != s->res[i] ? 0.0 : kp;
+			p = kp * w * t;
 			s->shi[i] += p;
 			s->smag[i] += fabs(p);
-			s->whi[i] += keep * w;
+			s->whi[i] += kp * w;
 		}
 	}
+	if (!elects)
+		add_models(v, s, m, masked, beta);
+	if (s->exact_c != 0)
+		inputs_span(v, s, m);
 	for (size_t i = 0; i < m; i++) {
 		double d = normalised ? v->dc * s->whi[i] : v->dc, dz = d == 0 ? 1 : d;
 		double q = d == 0 ? 0 : s->shi[i] / dz, r = a * s->b[i] + lambda * q;
 		double e = n * 0x1p-50 * (fabs(a * s->b[i]) + fabs(lambda) * s->smag[i] / fabs(dz)) +
-		           0x1p-1060;
+		           0x1p-1060, exact = 0;
 
-		s->res[i] = r;
+		exact = s->big[i] * s->exact_c <= s->least[i] * 0x1p53 ? 1.0 : 0.0;
+		exact = s->exact_c != 0 ? exact : 0.0;
+		e = exact != 0 ? 0 : e;
+		r = r == 0 ? (exact != 0 ? 0.0 : r) : r; /* (an exact 0 is +0) */
 		s->rlo[i] = r - e;
 		s->rhi[i] = r + e;
-		s->hard[i] = e <= 0x1p1000 ? s->hard[i] : 1.0;
+		s->hard[i] = e <= 0x1p1000 ? s->hard[i] : 1.0; /* (NaN and Inf too) */
+		s->hard[i] = fabs(r) <= 0x1.fffffffffffffp1023 ? s->hard[i] : 1.0;
 	}
+	if (v->out == CKPT_F32)
+		return quick_f32(s, out, m);
 	ckpt_from_double(v->out, s->rlo, s->lo_out, m);
 	ckpt_from_double(v->out, s->rhi, s->hi_out, m);
-	undecided(s, m, es);
+	undecided(s, m, ckpt_dtype_size(v->out));
+	/* r - E rounds to the value, as every point up to r + E; an undecided
+	 * one's place is filled later (0 meanwhile: not counted as overflowing) */
 	for (size_t i = 0; i < m; i++)
-		s->res[i] = s->rlo[i]; /* (rounds to the value, as every point between) */
-	return all_zero(s->hard, m);
+		s->rlo[i] = s->hard[i] != 0 ? 0 : s->rlo[i];
+	return ckpt_from_double(v->out, s->rlo, out, m);
+}
+
+/* Add the elements quick() left undecided in the block at off to the
+ * pending ones (done together, BLOCK at a time: most blocks have a few). */
+static void gather(const ckpt_mvar *v, struct scratch *s, uint64_t start, size_t off,
+                   size_t m, int masked)
+{
+	size_t j = s->npend;
+
+	for (size_t i = 0; i < m; i++) {
+		if (i % 16 == 0 && all_zero(s->hard + i, m - i < 16 ? m - i : 16)) {
+			i += 15; /* (most are decided: 16 at a time) */
+			continue;
+		}
+		if (s->hard[i] == 0)
+			continue;
+		s->pb[j] = s->b[i];
+		s->pidx[j] = start + off + i;
+		s->at[j] = off + i;
+		for (size_t k = 0; k < v->nx; k++) {
+			s->px[k * BLOCK + j] = s->x[k * BLOCK + i];
+			s->pkeep[k * BLOCK + j] = masked ? s->keep[k * BLOCK + i] : 1.0;
+		}
+		j++;
+	}
+	s->npend = j;
 }
 
 static void slow(const ckpt_mvar *v, struct scratch *s, size_t m, int coefficients, int to_odd);
 
-/* Move the elements quick() left undecided to the front of the block's
- * arrays (their results so far kept in resq); returns how many. */
-static size_t gather(const ckpt_mvar *v, struct scratch *s, size_t m)
-{
-	size_t j = 0;
-
-	memcpy(s->resq, s->res, m * sizeof *s->res);
-	for (size_t i = 0; i < m; i++) {
-		if (s->hard[i] == 0)
-			continue;
-		s->b[j] = s->b[i];
-		s->special[j] = s->special[i];
-		s->idx[j] = s->idx[i];
-		s->at[j] = i;
-		for (size_t k = 0; k < v->nx; k++) {
-			s->x[k * BLOCK + j] = s->x[k * BLOCK + i];
-			s->th[k * BLOCK + j] = s->th[k * BLOCK + i];
-			s->tl[k * BLOCK + j] = s->tl[k * BLOCK + i];
-			s->keep[k * BLOCK + j] = s->keep[k * BLOCK + i];
-		}
-		j++;
-	}
-	return j;
-}
-
-/* The block at off; can_quick: quick_applies(v), once per range. */
-static void block(const ckpt_mvar *v, struct scratch *s, const void *const *in,
-                  void *out, uint64_t start, size_t off, size_t m, int can_quick, size_t *bad)
+/* Elements 0..n of the block's arrays in double-double, the ones that
+ * does not decide exactly, into res. */
+static void pairs(const ckpt_mvar *v, struct scratch *s, size_t n)
 {
 	const ckpt_method *meth = v->m;
-	size_t es = ckpt_dtype_size(v->out), nx = v->nx, n = m;
 	int to_odd = v->out != CKPT_F64, normalised = ckpt_method_elects(meth->kind) &&
 	                                                 meth->normalize;
-	int coefficients = isfinite(v->a) && isfinite(v->lambda), gathered = 0;
+	int coefficients = isfinite(v->a) && isfinite(v->lambda);
 
-	ckpt_to_double(v->types[0], (const char *)in[0] + off * ckpt_dtype_size(v->types[0]),
-	               s->b, m);
-	for (size_t k = 0; k < nx; k++)
-		ckpt_to_double(v->types[k + 1],
-		               (const char *)in[k + 1] + off * ckpt_dtype_size(v->types[k + 1]),
-		               s->x + k * BLOCK, m);
-	for (size_t i = 0; i < m; i++)
-		s->idx[i] = start + off + i;
-	task_vectors(v, s, m);
-	for (size_t i = 0; i < nx * BLOCK; i++)
-		s->keep[i] = 1;
-	if (ckpt_method_random(meth->kind))
-		dare_mask(v, s, start + off, m);
-	if (ckpt_method_ranks(meth->kind))
-		magnitude_window(v, s, start + off, m);
-	/* mostly plain doubles decide; the rest in pairs, the rare ones exactly */
-	if (can_quick && quick(v, s, m, es)) {
-		*bad += ckpt_from_double(v->out, s->res, (char *)out + off * es, m);
-		return;
-	}
-	if (can_quick) {
-		n = gather(v, s, m);
-		gathered = 1;
-	}
+	task_vectors(v, s, n);
 	if (ckpt_method_elects(meth->kind))
 		elect(v, s, n);
 	sums(v, s, n, normalised);
@@ -564,14 +692,66 @@ static void block(const ckpt_mvar *v, struct scratch *s, const void *const *in,
 	combine(v, s, n, to_odd);
 	ckpt_from_double(v->out, s->rlo, s->lo_out, n);
 	ckpt_from_double(v->out, s->rhi, s->hi_out, n);
-	undecided(s, n, es);
+	undecided(s, n, ckpt_dtype_size(v->out));
 	for (size_t i = 0; i < n; i++) /* (free of branches: most blocks have none) */
 		s->hard[i] = s->exact[i] != 0 ? 0.0 : s->hard[i];
 	if (!coefficients || !all_zero(s->hard, n) || memchr(s->special, 1, n))
 		slow(v, s, n, coefficients, to_odd);
-	for (size_t j = 0; gathered && j < n; j++)
-		s->resq[s->at[j]] = s->res[j];
-	*bad += ckpt_from_double(v->out, gathered ? s->resq : s->res, (char *)out + off * es, m);
+}
+
+/* The pending elements, into their places in out; returns how many
+ * overflowed. */
+static size_t flush(const ckpt_mvar *v, struct scratch *s, void *out)
+{
+	size_t n = s->npend, nx = v->nx, es = ckpt_dtype_size(v->out), bad = 0;
+
+	memcpy(s->b, s->pb, n * sizeof *s->b);
+	memcpy(s->idx, s->pidx, n * sizeof *s->idx);
+	for (size_t k = 0; k < nx; k++) {
+		memcpy(s->x + k * BLOCK, s->px + k * BLOCK, n * sizeof *s->x);
+		memcpy(s->keep + k * BLOCK, s->pkeep + k * BLOCK, n * sizeof *s->keep);
+	}
+	pairs(v, s, n);
+	for (size_t j = 0; j < n; j++)
+		bad += ckpt_from_double(v->out, &s->res[j], (char *)out + s->at[j] * es, 1);
+	s->npend = 0;
+	return bad;
+}
+
+/* The block at off; can_quick: quick_applies(v), once per range. */
+static size_t block(const ckpt_mvar *v, struct scratch *s, const void *const *in,
+                    void *out, uint64_t start, size_t off, size_t m, int can_quick)
+{
+	const ckpt_method *meth = v->m;
+	size_t es = ckpt_dtype_size(v->out), nx = v->nx, bad = 0;
+	int masked = ckpt_method_random(meth->kind) || ckpt_method_ranks(meth->kind);
+	char *o = (char *)out + off * es;
+
+	if (s->npend + m > BLOCK) /* (before the block takes the arrays) */
+		bad += flush(v, s, out);
+	ckpt_to_double(v->types[0], (const char *)in[0] + off * ckpt_dtype_size(v->types[0]),
+	               s->b, m);
+	for (size_t k = 0; k < nx; k++)
+		ckpt_to_double(v->types[k + 1],
+		               (const char *)in[k + 1] + off * ckpt_dtype_size(v->types[k + 1]),
+		               s->x + k * BLOCK, m);
+	if (ckpt_method_random(meth->kind))
+		dare_mask(v, s, start + off, m);
+	if (ckpt_method_ranks(meth->kind))
+		magnitude_window(v, s, start + off, m);
+	/* mostly plain doubles decide; the rest in pairs, the rare ones exactly */
+	if (can_quick) {
+		bad += quick(v, s, o, m, masked);
+		if (!all_zero(s->hard, m))
+			gather(v, s, start, off, m, masked);
+		return bad;
+	}
+	for (size_t i = 0; i < m; i++)
+		s->idx[i] = start + off + i;
+	for (size_t i = 0; !masked && i < nx * BLOCK; i++)
+		s->keep[i] = 1;
+	pairs(v, s, m);
+	return bad + ckpt_from_double(v->out, s->res, o, m);
 }
 
 /* The elements the pair could not decide, exactly. */
@@ -589,10 +769,10 @@ static void slow(const ckpt_mvar *v, struct scratch *s, size_t m, int coefficien
 size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,
                          uint64_t start, size_t off, size_t n)
 {
-	struct scratch *s = malloc(sizeof *s);
+	struct scratch *s = calloc(1, sizeof *s); /* (big, least: read, unused, without exact_c) */
 	size_t nx = v->nx, bad = 0;
 	int can_quick = quick_applies(v);
-	double *rows = malloc((4 * nx * BLOCK + nx + 1) * sizeof *rows);
+	double *rows = malloc((6 * nx * BLOCK + nx + 1) * sizeof *rows);
 	unsigned char *flags = malloc(nx + 1);
 
 	if (!s || !rows || !flags) {
@@ -605,11 +785,18 @@ size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,
 	s->th = rows + nx * BLOCK;
 	s->tl = rows + 2 * nx * BLOCK;
 	s->keep = rows + 3 * nx * BLOCK;
-	s->x1 = rows + 4 * nx * BLOCK;
+	s->px = rows + 4 * nx * BLOCK;
+	s->pkeep = rows + 5 * nx * BLOCK;
+	s->x1 = rows + 6 * nx * BLOCK;
 	s->keep1 = flags;
+	for (size_t i = 0; i < BLOCK; i++)
+		s->ones[i] = 1;
+	s->exact_c = exact_span_constant(v);
 	for (size_t end = off + n; off < end; off += BLOCK)
-		block(v, s, in, out, start, off, end - off < BLOCK ? end - off : BLOCK, can_quick,
-		      &bad);
+		bad += block(v, s, in, out, start, off, end - off < BLOCK ? end - off : BLOCK,
+		             can_quick);
+	if (s->npend)
+		bad += flush(v, s, out);
 	free(s);
 	free(rows);
 	free(flags);
