@@ -86,7 +86,8 @@ static void *do_half(void *arg)
 	return NULL;
 }
 
-static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **ctx, int split)
+static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **ctx, int split,
+                       int first_slab)
 {
 	struct readers r;
 	struct half h[2];
@@ -115,6 +116,8 @@ static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **c
 		do_half(&h[1]);
 		if (threaded)
 			pthread_join(th, NULL);
+		if (first_slab)
+			break;
 	}
 	close_all(&r);
 	for (int t = 0; t < 2; t++) {
@@ -127,7 +130,7 @@ static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **c
 
 struct keying {
 	ckpt_topk *t;
-	int lane;
+	int lane, sampling;
 	size_t nmodels;
 	uint64_t keys[PIECE];
 };
@@ -142,7 +145,10 @@ static void key_piece(void *ctx, const double *const *x, uint64_t start, size_t 
 
 			memcpy(&k->keys[i], &d, sizeof d);
 		}
-		ckpt_topk_feed(k->t, k->lane, m, k->keys, start, n);
+		if (k->sampling)
+			ckpt_topk_sample(k->t, m, k->keys, n);
+		else
+			ckpt_topk_feed(k->t, k->lane, m, k->keys, start, n);
 	}
 }
 
@@ -162,9 +168,17 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 		k[l].t = t;
 		k[l].lane = l;
 		k[l].nmodels = mv->nx;
+		k[l].sampling = 0;
+	}
+	/* the first slab's keys tell where to look (a guess: a pass may be saved) */
+	if (ckpt_topk_wants_sample(t)) {
+		k[0].sampling = 1;
+		each_piece(j, v0, key_piece, ctx, 0, 1);
+		k[0].sampling = 0;
+		ckpt_topk_guess(t);
 	}
 	while (ckpt_topk_more(t)) {
-		each_piece(j, v0, key_piece, ctx, ckpt_topk_lanes(t) > 1);
+		each_piece(j, v0, key_piece, ctx, ckpt_topk_lanes(t) > 1, 0);
 		if (ckpt_topk_end_pass(t) < 0)
 			die("out of memory");
 	}
@@ -295,7 +309,7 @@ static void measure(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 			die("out of memory");
 	}
 	/* each half's sums exact: their sum is the same whatever the split */
-	each_piece(j, v0, dot_piece, ctx, 1);
+	each_piece(j, v0, dot_piece, ctx, 1, 0);
 	for (size_t p = 0; p < np; p++) {
 		ckpt_xsum_merge(&d[0].s[p], &d[1].s[p]);
 		val[p] = ckpt_xsum_round(&d[0].s[p]);

@@ -592,14 +592,17 @@ static size_t quick(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, 
 
 				s->shi[i] += count ? keep[i] * sw * sign_d(t) : p;
 				s->smag[i] += fabs(p);
+				s->whi[i] += t != 0 ? keep[i] : 0.0;
 			}
 		}
 		for (size_t i = 0; i < m; i++) {
 			double sure = fabs(s->shi[i]) > (n + 2) * 0x1p-52 * s->smag[i] + 0x1p-1060;
 
+			/* (no model kept, or only zeros: none agrees, whatever the sign) */
+			sure = s->whi[i] == 0 ? 1.0 : sure;
 			s->hard[i] = count || sure ? s->hard[i] : 1.0;
 			s->res[i] = s->shi[i] >= 0 ? 1.0 : -1.0;
-			s->shi[i] = s->smag[i] = 0;
+			s->shi[i] = s->smag[i] = s->whi[i] = 0;
 		}
 	}
 	for (size_t k = 0; elects && k < v->nx; k++) {

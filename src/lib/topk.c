@@ -7,6 +7,7 @@
 #define DIGIT 16
 #define CANDIDATE_BYTES (16u << 20) /* for the elements of every boundary */
 #define LANES 2                     /* threads feeding a pass at once */
+#define SAMPLE_BYTES (4u << 20)     /* for the keys that guide the first pass */
 
 enum phase { HISTOGRAM, COLLECT, INDEX, DONE };
 
@@ -24,12 +25,21 @@ struct boundary {
 	struct candidate *cand[LANES];
 	size_t ncand[LANES];
 	ckpt_rank_cut cut;
+	/* a guess: the first pass also gathers the keys in [glo, ghi] and
+	 * counts those above, for the boundary's rank `rank` */
+	int guessing, overflow[LANES];
+	size_t room;
+	uint64_t glo, ghi, rank, above[LANES];
 };
 
 struct ckpt_topk {
 	size_t nb;
 	size_t cap;         /* candidates per boundary */
 	struct boundary *b; /* model k: b[2k] (lo), b[2k + 1] (hi) */
+	uint64_t n;
+	uint64_t *sample;   /* model k's: per_model from sample + k per_model */
+	size_t per_model;
+	size_t *nsample;
 };
 
 static int new_histograms(struct boundary *b)
@@ -75,10 +85,21 @@ ckpt_topk *ckpt_topk_new(size_t nmodels, uint64_t n, uint64_t lo, uint64_t hi)
 	if (!t || !(t->b = calloc(2 * nmodels + 1, sizeof *t->b)))
 		return free(t), NULL;
 	t->nb = 2 * nmodels;
-	t->cap = CANDIDATE_BYTES / LANES / sizeof(struct candidate) / (t->nb ? t->nb : 1);
+	t->n = n;
 	for (size_t k = 0; k < nmodels; k++)
 		if (start(&t->b[2 * k], n, lo) < 0 || start(&t->b[2 * k + 1], n, hi) < 0)
 			return ckpt_topk_free(t), NULL;
+	for (size_t i = 0; i < t->nb; i++) /* (the room shared by those still to find) */
+		t->cap += t->b[i].phase != DONE;
+	t->cap = CANDIDATE_BYTES / LANES / sizeof(struct candidate) / (t->cap ? t->cap : 1);
+	for (size_t i = 0; n <= t->cap && i < t->nb; i++) /* small: its elements at once */
+		if (t->b[i].phase == HISTOGRAM) {
+			free_lanes(&t->b[i]);
+			t->b[i].phase = COLLECT;
+			for (int l = 0; l < LANES; l++)
+				if (!(t->b[i].cand[l] = malloc((n + 1) * sizeof *t->b[i].cand[l])))
+					return ckpt_topk_free(t), NULL;
+		}
 	return t;
 }
 
@@ -89,6 +110,8 @@ void ckpt_topk_free(ckpt_topk *t)
 	for (size_t i = 0; i < t->nb; i++)
 		free_lanes(&t->b[i]);
 	free(t->b);
+	free(t->sample);
+	free(t->nsample);
 	free(t);
 }
 
@@ -105,6 +128,27 @@ static int width(const struct boundary *b)
 	return 64 - b->known < DIGIT ? 64 - b->known : DIGIT;
 }
 
+static void gather_guess(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
+                         size_t n, size_t cap)
+{
+	size_t c = b->ncand[lane];
+	uint64_t lo = b->glo, span = b->ghi - b->glo, above = 0;
+	struct candidate *cand = b->cand[lane];
+
+	for (size_t i = 0; i < n; i++) {
+		above += keys[i] > lo + span;
+		if (keys[i] - lo > span) /* (outside [lo, lo + span]: most) */
+			continue;
+		if (c == cap) {
+			b->overflow[lane] = 1;
+			break;
+		}
+		cand[c++] = (struct candidate){keys[i], start + i};
+	}
+	b->above[lane] += above;
+	b->ncand[lane] = c;
+}
+
 static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
                      size_t n)
 {
@@ -116,6 +160,8 @@ static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_
 		for (size_t i = 0; i < n; i++)
 			if ((keys[i] & top) == b->prefix)
 				b->hist[lane][keys[i] >> (64 - known - w) & ((UINT64_C(1) << w) - 1)]++;
+		if (b->guessing && !b->overflow[lane])
+			gather_guess(b, lane, keys, start, n, b->room);
 		break;
 	case COLLECT:
 		for (size_t i = 0; i < n; i++)
@@ -179,6 +225,65 @@ static int by_rank(const void *pa, const void *pb)
 	return (a->index > b->index) - (a->index < b->index);
 }
 
+/* Reorder c[0..n) so that c[k] is the one by_rank() puts k-th (Hoare's
+ * selection: no sort needed for one rank). */
+static void select_rank(struct candidate *c, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		struct candidate pivot = c[lo + (hi - lo) / 2], x;
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (by_rank(&c[i], &pivot) < 0)
+				i++;
+			while (by_rank(&c[j], &pivot) > 0)
+				j--;
+			if (i <= j) {
+				x = c[i], c[i] = c[j], c[j] = x;
+				i++;
+				if (j-- == 0)
+					break;
+			}
+		}
+		if (k <= j && j != (size_t)-1)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+}
+
+/* Whether the first pass's gathered keys hold the boundary: then it is
+ * found among them, without another pass. */
+static int guessed(struct boundary *b)
+{
+	uint64_t above = 0;
+	int over = 0;
+
+	b->guessing = 0;
+	for (int l = 0; l < LANES; l++) {
+		above += b->above[l];
+		over |= b->overflow[l];
+	}
+	if (over || b->rank < above || b->rank - above >= b->ncand[0]) {
+		for (int l = 0; l < LANES; l++) {
+			free(b->cand[l]);
+			b->cand[l] = NULL;
+			b->ncand[l] = 0;
+		}
+		return 0;
+	}
+	select_rank(b->cand[0], b->ncand[0], b->rank - above);
+	b->cut = (ckpt_rank_cut){b->cand[0][b->rank - above].key,
+	                         b->cand[0][b->rank - above].index, 0};
+	free_lanes(b);
+	b->phase = DONE;
+	return 1;
+}
+
 static int end_one(struct boundary *b, size_t cap)
 {
 	int w;
@@ -186,6 +291,8 @@ static int end_one(struct boundary *b, size_t cap)
 
 	if ((b->phase == HISTOGRAM || b->phase == COLLECT) && merge_lanes(b) < 0)
 		return -1;
+	if (b->phase == HISTOGRAM && b->guessing && guessed(b))
+		return 0;
 	switch (b->phase) {
 	case HISTOGRAM:
 		w = width(b);
@@ -212,7 +319,7 @@ static int end_one(struct boundary *b, size_t cap)
 		}
 		break;
 	case COLLECT:
-		qsort(b->cand[0], b->ncand[0], sizeof *b->cand[0], by_rank);
+		select_rank(b->cand[0], b->ncand[0], b->rem);
 		b->cut = (ckpt_rank_cut){b->cand[0][b->rem].key, b->cand[0][b->rem].index, 0};
 		free_lanes(b);
 		b->phase = DONE;
@@ -236,4 +343,98 @@ void ckpt_topk_cuts(const ckpt_topk *t, size_t k, ckpt_rank_cut *lo, ckpt_rank_c
 {
 	*lo = t->b[2 * k].cut;
 	*hi = t->b[2 * k + 1].cut;
+}
+
+int ckpt_topk_wants_sample(const ckpt_topk *t)
+{
+	return t->n >= 2 * (uint64_t)t->cap && ckpt_topk_more(t);
+}
+
+void ckpt_topk_sample(ckpt_topk *t, size_t k, const uint64_t *keys, size_t n)
+{
+	size_t nm = t->nb / 2, have;
+
+	t->per_model = SAMPLE_BYTES / sizeof *t->sample / (nm ? nm : 1);
+	t->per_model = t->per_model < ((size_t)1 << 19) ? t->per_model : (size_t)1 << 19;
+	if (!t->sample && (t->sample = malloc(nm * t->per_model * sizeof *t->sample)) != NULL &&
+	    !(t->nsample = calloc(nm, sizeof *t->nsample))) {
+		free(t->sample);
+		t->sample = NULL;
+	}
+	if (!t->sample)
+		return; /* (no guess: only slower) */
+	have = t->nsample[k];
+	n = n < t->per_model - have ? n : t->per_model - have;
+	memcpy(t->sample + k * t->per_model + have, keys, n * sizeof *keys);
+	t->nsample[k] = have + n;
+}
+
+/* The k-th largest of a[0..n) (Hoare's selection: a is reordered). */
+static uint64_t kth_largest(uint64_t *a, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		uint64_t pivot = a[lo + (hi - lo) / 2], x;
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (a[i] > pivot)
+				i++;
+			while (a[j] < pivot)
+				j--;
+			if (i <= j) {
+				x = a[i], a[i] = a[j], a[j] = x;
+				i++;
+				if (j-- == 0)
+					break;
+			}
+		}
+		if (k <= j && j != (size_t)-1)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	return a[k];
+}
+
+/* A window of keys around where the sample s puts rank `rank` of n: as
+ * wide as half the candidates' room allows, the sample's ranks p - h ..
+ * p + h.  (Only for large variables: a smaller one's passes cost less
+ * than the sample's selection.) */
+static void guess_one(struct boundary *b, uint64_t *s, size_t ns, uint64_t n, size_t cap)
+{
+	double p = (double)b->rem * (double)ns / (double)n, h = (double)cap * ns / 4.0 / (double)n;
+
+	if (b->phase != HISTOGRAM || b->known != 1 || ns == 0 || h < 16 || n < 2 * (uint64_t)cap)
+		return;
+	b->rank = b->rem;
+	b->ghi = p - h < 0 ? UINT64_MAX : kth_largest(s, ns, (size_t)(p - h));
+	b->glo = p + h >= (double)ns - 1 ? 0 : kth_largest(s, ns, (size_t)(p + h) + 1);
+	b->room = cap / 2; /* (half: the lanes' merge takes as much again) */
+	for (int l = 0; l < LANES; l++)
+		b->cand[l] = malloc((b->room + 1) * sizeof *b->cand[l]);
+	b->guessing = 1;
+	for (int l = 0; l < LANES; l++)
+		b->guessing &= b->cand[l] != NULL;
+	for (int l = 0; !b->guessing && l < LANES; l++) {
+		free(b->cand[l]);
+		b->cand[l] = NULL;
+	}
+}
+
+void ckpt_topk_guess(ckpt_topk *t)
+{
+	for (size_t k = 0; t->sample && k < t->nb / 2; k++) {
+		uint64_t *s = t->sample + k * t->per_model;
+
+		guess_one(&t->b[2 * k], s, t->nsample[k], t->n, t->cap);
+		guess_one(&t->b[2 * k + 1], s, t->nsample[k], t->n, t->cap);
+	}
+	free(t->sample);
+	free(t->nsample);
+	t->sample = NULL;
+	t->nsample = NULL;
 }

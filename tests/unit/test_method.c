@@ -5,6 +5,9 @@
 #include "lib/exact.h"
 #include "lib/method.h"
 #include "lib/topk.h"
+
+#include <stdlib.h>
+#include <string.h>
 #include "lib/xsum.h"
 
 static double quotient_of(double a, double b, int to_odd)
@@ -121,6 +124,82 @@ static void selects_ranks_as_a_sort_does(void **state)
 	ckpt_topk_free(t);
 }
 
+/* (larger keys first, equal ones by lower index) */
+static const uint64_t *sort_keys;
+
+static int by_key_then_index(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	if (sort_keys[a] != sort_keys[b])
+		return sort_keys[a] > sort_keys[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/* One boundary pair found from the keys fed 60000 at a time, after a
+ * sample of `ns` keys from `sample` (0: none), against the sort. */
+static void select_with_sample(const uint64_t *keys, const uint64_t *order, size_t n,
+                               const uint64_t *sample, size_t ns, uint64_t rlo, uint64_t rhi)
+{
+	ckpt_topk *t;
+	ckpt_rank_cut lo, hi;
+
+	assert_non_null(t = ckpt_topk_new(1, n, rlo, rhi));
+	if (ns) {
+		assert_true(ckpt_topk_wants_sample(t));
+		ckpt_topk_sample(t, 0, sample, ns);
+		ckpt_topk_guess(t);
+	}
+	while (ckpt_topk_more(t)) {
+		for (size_t i = 0; i < n; i += 60000)
+			ckpt_topk_feed(t, ckpt_topk_lanes(t) > 1 ? (int)(i / 60000 % 2) : 0, 0,
+			               keys + i, i, n - i < 60000 ? n - i : 60000);
+		assert_int_equal(ckpt_topk_end_pass(t), 0);
+	}
+	ckpt_topk_cuts(t, 0, &lo, &hi);
+	assert_true(lo.key == keys[order[rlo]] && lo.index == order[rlo]);
+	assert_true(hi.key == keys[order[rhi]] && hi.index == order[rhi]);
+	ckpt_topk_free(t);
+}
+
+/* A variable too large for its candidates at once: the 16-bit histogram
+ * passes alone, and after a sample that predicts the boundaries (found in
+ * one pass) or misleads (then found as without it): the sort's elements,
+ * equal keys included. */
+static void selects_large_variables_with_or_without_a_guess(void **state)
+{
+	enum { N = 1500000 };
+	uint64_t *keys = malloc(N * sizeof *keys), *order = malloc(N * sizeof *order);
+	uint64_t *wrong = malloc(N / 4 * sizeof *wrong);
+
+	(void)state;
+	assert_true(keys && order && wrong);
+	srand(11);
+	for (size_t i = 0; i < N; i++) {
+		double d = (double)rand() / RAND_MAX * 4;
+
+		memcpy(&keys[i], &d, sizeof d);
+		keys[i] = i % 7 == 0 ? 0x3fe0000000000000u : keys[i]; /* many 0.5s */
+		order[i] = i;
+	}
+	for (size_t i = 0; i < N / 4; i++)
+		wrong[i] = keys[i] >> 3;
+	sort_keys = keys;
+	qsort(order, N, sizeof *order, by_key_then_index);
+	select_with_sample(keys, order, N, NULL, 0, 1000, 300000);
+	select_with_sample(keys, order, N, keys, N / 4, 1000, 300000);
+	select_with_sample(keys, order, N, keys, N / 4, 5, 900000);
+	select_with_sample(keys, order, N, wrong, N / 4, 1000, 300000);
+	for (size_t r = 0; r < N; r++) /* a boundary among the 0.5s */
+		if (keys[order[r]] == 0x3fe0000000000000u) {
+			select_with_sample(keys, order, N, keys, N / 4, r + 5000, r + 5001);
+			break;
+		}
+	free(keys);
+	free(order);
+	free(wrong);
+}
+
 static void draws_as_the_man_page_says(void **state)
 {
 	uint64_t key = ckpt_dare_key(42, "layer/w");
@@ -183,6 +262,7 @@ int main(void)
 		cmocka_unit_test(sums_products_exactly),
 		cmocka_unit_test(xsum_is_order_free),
 		cmocka_unit_test(selects_ranks_as_a_sort_does),
+		cmocka_unit_test(selects_large_variables_with_or_without_a_guess),
 		cmocka_unit_test(draws_as_the_man_page_says),
 		cmocka_unit_test(windows_floor_exactly),
 		cmocka_unit_test(rounds_the_formula_once),
