@@ -197,7 +197,17 @@ struct dots {
 	int slerp;
 	ckpt_xsum *s;
 	double *th, *tl; /* PIECE per model */
+	double *bound;   /* NULL: exactly; else what each sum may be off by */
 };
+
+/* d's sum p += a . b, exactly or with its bound */
+static void dot(struct dots *d, size_t p, const double *a, const double *b, size_t n)
+{
+	if (d->bound)
+		ckpt_xsum_dot_bounded(&d->s[p], &d->bound[p], a, b, n);
+	else
+		ckpt_xsum_dot(&d->s[p], a, b, n);
+}
 
 static int all_zero(const double *v, size_t n)
 {
@@ -214,9 +224,9 @@ static void dot_piece(void *ctx, const double *const *x, uint64_t start, size_t 
 
 	(void)start;
 	if (d->slerp) {
-		ckpt_xsum_dot(&d->s[0], x[0], x[1], n);
-		ckpt_xsum_dot(&d->s[1], x[0], x[0], n);
-		ckpt_xsum_dot(&d->s[2], x[1], x[1], n);
+		dot(d, 0, x[0], x[1], n);
+		dot(d, 1, x[0], x[0], n);
+		dot(d, 2, x[1], x[1], n);
 		return;
 	}
 	for (size_t a = 0; a < nm; a++) {
@@ -234,12 +244,12 @@ static void dot_piece(void *ctx, const double *const *x, uint64_t start, size_t 
 			const double *ah = d->th + a * PIECE, *al = d->tl + a * PIECE;
 			const double *bh = d->th + b * PIECE, *bl = d->tl + b * PIECE;
 
-			ckpt_xsum_dot(&d->s[p], ah, bh, n);
+			dot(d, p, ah, bh, n);
 			if (all_zero(al, n) && all_zero(bl, n))
 				continue;
-			ckpt_xsum_dot(&d->s[p], ah, bl, n);
-			ckpt_xsum_dot(&d->s[p], al, bh, n);
-			ckpt_xsum_dot(&d->s[p], al, bl, n);
+			dot(d, p, ah, bl, n);
+			dot(d, p, al, bh, n);
+			dot(d, p, al, bl, n);
 		}
 }
 
@@ -293,27 +303,60 @@ static double stock_t(size_t n, const double *dots)
 	return (double)n * sum / (1 + (double)(n - 1) * sum);
 }
 
+/* The tensor's dot products, each exactly rounded: in double-double with
+ * a bound first (one pass, the same result whatever the split where the
+ * bound decides the rounding: nearly always), else exactly. */
+static void dot_products(struct job *j, const ckpt_var *v0, size_t nx, int slerp, size_t np,
+                         double *val)
+{
+	struct dots d[2];
+	void *ctx[2] = {&d[0], &d[1]};
+	int decided = 1;
+
+	for (int t = 0; t < 2; t++) {
+		d[t] = (struct dots){nx, slerp, calloc(np, sizeof *d[t].s),
+		                     calloc(nx * PIECE, sizeof *d[t].th),
+		                     calloc(nx * PIECE, sizeof *d[t].tl), calloc(np, sizeof(double))};
+		if (!d[t].s || !d[t].th || !d[t].tl || !d[t].bound)
+			die("out of memory");
+	}
+	for (int exactly = 0; exactly < 2; exactly++) {
+		for (int t = 0; exactly && t < 2; t++) {
+			free(d[t].bound);
+			d[t].bound = NULL;
+			for (size_t p = 0; p < np; p++)
+				ckpt_xsum_init(&d[t].s[p]);
+		}
+		/* each half's sums exact: their sum is the same whatever the split */
+		each_piece(j, v0, dot_piece, ctx, 1, 0);
+		for (size_t p = 0; p < np; p++) {
+			ckpt_xsum_merge(&d[0].s[p], &d[1].s[p]);
+			if (exactly)
+				val[p] = ckpt_xsum_round(&d[0].s[p]);
+			else
+				decided &= ckpt_xsum_round_bounded(&d[0].s[p],
+				                                   d[0].bound[p] + d[1].bound[p], &val[p]);
+		}
+		if (decided && !exactly)
+			break;
+	}
+	for (int t = 0; t < 2; t++) {
+		free(d[t].s);
+		free(d[t].th);
+		free(d[t].tl);
+		free(d[t].bound);
+	}
+}
+
 static void measure(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 {
 	int slerp = j->method->kind == CKPT_SLERP;
 	size_t np = slerp ? 3 : mv->nx * (mv->nx + 1) / 2;
-	struct dots d[2];
-	void *ctx[2] = {&d[0], &d[1]};
 	double *val = calloc(np, sizeof *val);
 
-	for (int t = 0; t < 2; t++) {
-		d[t] = (struct dots){mv->nx, slerp, calloc(np, sizeof *d[t].s),
-		                     calloc(mv->nx * PIECE, sizeof *d[t].th),
-		                     calloc(mv->nx * PIECE, sizeof *d[t].tl)};
-		if (!d[t].s || !d[t].th || !d[t].tl || !val)
-			die("out of memory");
-	}
-	/* each half's sums exact: their sum is the same whatever the split */
-	each_piece(j, v0, dot_piece, ctx, 1, 0);
-	for (size_t p = 0; p < np; p++) {
-		ckpt_xsum_merge(&d[0].s[p], &d[1].s[p]);
-		val[p] = ckpt_xsum_round(&d[0].s[p]);
-	}
+	if (!val)
+		die("out of memory");
+	dot_products(j, v0, mv->nx, slerp, np, val);
 	if (slerp) {
 		slerp_coefficients(j->method->t, val[0], val[1], val[2], &mv->a, &mv->lambda);
 	} else {
@@ -321,11 +364,6 @@ static void measure(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 		mv->dc = (double)mv->nx;
 	}
 	free(val);
-	for (int t = 0; t < 2; t++) {
-		free(d[t].s);
-		free(d[t].th);
-		free(d[t].tl);
-	}
 }
 
 /* ---- a variable --------------------------------------------------------- */

@@ -122,8 +122,10 @@ static void dare_mask(const ckpt_mvar *v, struct scratch *s, uint64_t start, siz
 		uint64_t key = ckpt_mix64(v->mask_key + (uint64_t)k);
 		double *keep = s->keep + k * BLOCK;
 
-		for (size_t i = 0; i < m; i++)
-			keep[i] = mix64(key + (start + i + 1) * GOLDEN) >> 11 < limit ? 1.0 : 0.0;
+		uint64_t z = key + (start + 1) * GOLDEN;
+
+		for (size_t i = 0; i < m; i++, z += GOLDEN) /* (a running sum: no product) */
+			keep[i] = mix64(z) >> 11 < limit ? 1.0 : 0.0;
 	}
 }
 

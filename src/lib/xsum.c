@@ -1,6 +1,7 @@
 /* xsum.c - exact sums of doubles, rounded once. */
 #include "xsum.h"
 #include "eft.h"
+#include "vec.h"
 
 #include <math.h>
 #include <string.h>
@@ -131,4 +132,67 @@ double ckpt_xsum_round(ckpt_xsum *s)
 	if (half && (sticky || (mant & 1)))
 		mant++;
 	return (neg ? -1 : 1) * ldexp((double)mant, sh - 1074);
+}
+
+/* ---- in double-double, with a bound ------------------------------------ */
+
+#define DOT_LANES 8 /* independent sums: the loop vectorises */
+
+/* sum a[i] b[i] in DOT_LANES double-double sums (Ogita, Rump and Oishi's
+ * Dot2: the products' and the additions' errors kept apart), each lane's
+ * pair into s exactly; into *bound what the pairs may be off by.  A lane
+ * of m products: its error is at most 2 (m + 1)^2 u^2 sum |a b| (u =
+ * 2^-53; counted twice over), and 2^-1000 a product for underflow. */
+CKPT_WIDE_VECTORS
+static void dot_lanes(ckpt_xsum *s, double *bound, const double *a, const double *b,
+                      size_t n)
+{
+	double hi[DOT_LANES] = {0}, lo[DOT_LANES] = {0}, mag[DOT_LANES] = {0}, m = 0;
+	size_t i = 0, per = n / DOT_LANES + DOT_LANES; /* (lane 0: the rest too) */
+
+	for (; i + DOT_LANES <= n; i += DOT_LANES)
+		for (size_t j = 0; j < DOT_LANES; j++) {
+			double pe, e, p = ckpt_two_prod(a[i + j], b[i + j], &pe);
+
+			hi[j] = ckpt_two_sum(hi[j], p, &e);
+			lo[j] += e + pe;
+			mag[j] += fabs(p);
+		}
+	for (; i < n; i++) {
+		double pe, e, p = ckpt_two_prod(a[i], b[i], &pe);
+
+		hi[0] = ckpt_two_sum(hi[0], p, &e);
+		lo[0] += e + pe;
+		mag[0] += fabs(p);
+	}
+	for (size_t j = 0; j < DOT_LANES; j++) {
+		add(s, hi[j]);
+		add(s, lo[j]);
+		m += mag[j];
+	}
+	*bound += 4 * (double)(per + 1) * (double)(per + 1) * 0x1p-106 * m * (1 + 0x1p-40) +
+	          (double)n * 0x1p-1000;
+}
+
+void ckpt_xsum_dot_bounded(ckpt_xsum *s, double *bound, const double *a, const double *b,
+                           size_t n)
+{
+	dot_lanes(s, bound, a, b, n);
+}
+
+int ckpt_xsum_round_bounded(const ckpt_xsum *s, double bound, double *out)
+{
+	ckpt_xsum lo = *s, hi = *s;
+	double l, h;
+
+	if (s->nonfinite || !(bound <= 0x1p1000))
+		return 0;
+	ckpt_xsum_add(&lo, -bound);
+	ckpt_xsum_add(&hi, bound);
+	l = ckpt_xsum_round(&lo);
+	h = ckpt_xsum_round(&hi);
+	if (memcmp(&l, &h, sizeof l) != 0 || !isfinite(l))
+		return 0;
+	*out = l;
+	return 1;
 }

@@ -22,6 +22,14 @@ void ckpt_xsum_add(ckpt_xsum *s, double x);
 void ckpt_xsum_add_prod(ckpt_xsum *s, double a, double b);
 /* s += sum a[i] b[i], each product as ckpt_xsum_add_prod() adds it. */
 void ckpt_xsum_dot(ckpt_xsum *s, const double *a, const double *b, size_t n);
+/* s += sum a[i] b[i] faster, not exactly: pairs of doubles added to s
+ * exactly, what they may be off by added to *bound (an upper bound, from
+ * the products' sizes and counts alone: the same for any split). */
+void ckpt_xsum_dot_bounded(ckpt_xsum *s, double *bound, const double *a, const double *b,
+                           size_t n);
+/* Where s - bound and s + bound round to the same double, that double (the
+ * exact sum's, which lies between) into *out: 1; else 0. */
+int ckpt_xsum_round_bounded(const ckpt_xsum *s, double bound, double *out);
 /* s += t (t's sum, exactly). */
 void ckpt_xsum_merge(ckpt_xsum *s, ckpt_xsum *t);
 /* The sum rounded to nearest even (NaN after a NaN or Inf). */

@@ -5,7 +5,10 @@
 # CKPT_BENCH_RUNS alternating runs, 5), with its goal (one pass 1.3x, two
 # passes 2.3x), its peak memory, and an h5py + numpy script doing the same
 # method (tensors whole in float64; one run, skipped without h5py or with
-# CKPT_BENCH_SCRIPTS=0).
+# CKPT_BENCH_SCRIPTS=0).  CKPT_BENCH_MODELS=finetune: the models are
+# fine-tunes of the base instead, b0 + b_i / 100 (made by ckpt-average
+# --no-normalize), whose task vectors are small beside the weights, as in
+# real merges; the default, independent: b1..b3 themselves.
 set -eu
 B=$1 W=$2
 N=${CKPT_BENCH_RUNS:-5}
@@ -18,7 +21,15 @@ done
 for i in 0 1 2 3; do
 	[ -f "$W/b$i.h5" ] || "$B/tests/mkbench" $i "$W/b$i.h5"
 done
-cat "$W"/b[0-3].h5 >/dev/null
+M1=$W/b1.h5 M2=$W/b2.h5 M3=$W/b3.h5
+if [ "${CKPT_BENCH_MODELS:-independent}" = finetune ]; then
+	for i in 1 2 3; do
+		[ -f "$W/f$i.h5" ] || "$B/bin/ckpt-average" -q --no-normalize -w 1,0.01 \
+			-o "$W/f$i.h5" "$W/b0.h5" "$W/b$i.h5"
+	done
+	M1=$W/f1.h5 M2=$W/f2.h5 M3=$W/f3.h5
+fi
+cat "$W"/b0.h5 "$M1" "$M2" "$M3" >/dev/null
 
 run1() { # wall seconds of one run; peak RSS (KiB) appended to $W/rss
 	rm -f "$W"/m.out.h5
@@ -39,8 +50,8 @@ for c in "task-arithmetic:1.3" "dare-linear --density 0.5:1.3" "dare-ties --dens
 	# shellcheck disable=SC2254
 	case "$name" in $ROWS) ;; *) continue ;; esac
 	case $name in
-	slerp) set -- "$W/b1.h5" "$W/b2.h5"; lin="$W/b1.h5 $W/b2.h5" ;;
-	*) set -- --base "$W/b0.h5" "$W/b1.h5" "$W/b2.h5" "$W/b3.h5"; lin="$W/b1.h5 $W/b2.h5 $W/b3.h5" ;;
+	slerp) set -- "$M1" "$M2"; lin="$M1 $M2" ;;
+	*) set -- --base "$W/b0.h5" "$M1" "$M2" "$M3"; lin="$M1 $M2 $M3" ;;
 	esac
 	: >"$W/lin.t"; : >"$W/m.t"
 	for r in $(seq "$N"); do
@@ -56,7 +67,7 @@ for c in "task-arithmetic:1.3" "dare-linear --density 0.5:1.3" "dare-ties --dens
 	np=-
 	if [ -n "$PY" ]; then
 		d=$(echo "$args" | sed -n 's/.*--density \([0-9.]*\).*/\1/p')
-		[ "$name" = slerp ] && set -- "$W/b1.h5" "$W/b2.h5" || set -- "$W/b0.h5" "$W/b1.h5" "$W/b2.h5" "$W/b3.h5"
+		[ "$name" = slerp ] && set -- "$M1" "$M2" || set -- "$W/b0.h5" "$M1" "$M2" "$M3"
 		: >"$W/rss"
 		np=$(run1 "$PY" tests/bench/methods.py "$name" "${d:-1}" "$W/m.out.h5" "$@")
 	fi

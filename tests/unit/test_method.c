@@ -85,6 +85,49 @@ static void xsum_is_order_free(void **state)
 	assert_true(ckpt_xsum_round(&a) == -3);
 }
 
+/* The bounded dot product, where its bound decides, is the exact one
+ * rounded, for any split into pieces; where the exact sum is a point
+ * halfway between doubles it cannot decide. */
+static void bounded_dots_round_as_exact_ones(void **state)
+{
+	enum { N = 20000 };
+	double *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b), exact, got, bound;
+	size_t splits[] = {N, 4096, 1000, 7};
+	ckpt_xsum x;
+
+	(void)state;
+	assert_true(a && b);
+	srand(5);
+	for (size_t i = 0; i < N; i++) {
+		a[i] = ((double)rand() / RAND_MAX - 0.5) * ldexp(1, rand() % 40 - 20);
+		b[i] = ((double)rand() / RAND_MAX - 0.5) * ldexp(1, rand() % 40 - 20);
+	}
+	ckpt_xsum_init(&x);
+	ckpt_xsum_dot(&x, a, b, N);
+	exact = ckpt_xsum_round(&x);
+	for (size_t k = 0; k < 4; k++) {
+		ckpt_xsum_init(&x);
+		bound = 0;
+		for (size_t i = 0; i < N; i += splits[k])
+			ckpt_xsum_dot_bounded(&x, &bound, a + i, b + i,
+			                      N - i < splits[k] ? N - i : splits[k]);
+		assert_true(ckpt_xsum_round_bounded(&x, bound, &got));
+		assert_true(got == exact);
+	}
+	a[0] = 1, b[0] = 1, a[1] = 0x1p-53, b[1] = 1; /* 1 + 2^-53: halfway */
+	ckpt_xsum_init(&x);
+	bound = 0;
+	ckpt_xsum_dot_bounded(&x, &bound, a, b, 2);
+	assert_false(ckpt_xsum_round_bounded(&x, bound, &got));
+	a[0] = NAN;
+	ckpt_xsum_init(&x);
+	bound = 0;
+	ckpt_xsum_dot_bounded(&x, &bound, a, b, 2);
+	assert_false(ckpt_xsum_round_bounded(&x, bound, &got));
+	free(a);
+	free(b);
+}
+
 /* Radix select's boundaries against a sort, with many equal keys. */
 static void selects_ranks_as_a_sort_does(void **state)
 {
@@ -261,6 +304,7 @@ int main(void)
 		cmocka_unit_test(rounds_quotients_once),
 		cmocka_unit_test(sums_products_exactly),
 		cmocka_unit_test(xsum_is_order_free),
+		cmocka_unit_test(bounded_dots_round_as_exact_ones),
 		cmocka_unit_test(selects_ranks_as_a_sort_does),
 		cmocka_unit_test(selects_large_variables_with_or_without_a_guess),
 		cmocka_unit_test(draws_as_the_man_page_says),
