@@ -68,6 +68,10 @@ struct half {
 	size_t from, to;
 	double *buf;
 	const double **x;
+	const void **in;  /* the slab's buffers, while the next one is read */
+	uint64_t start;
+	pthread_t th;
+	int threaded;
 };
 
 static void *do_half(void *arg)
@@ -79,11 +83,19 @@ static void *do_half(void *arg)
 		size_t n = h->to - off < PIECE ? h->to - off : PIECE;
 
 		for (size_t k = 0; k < r->n; k++)
-			ckpt_to_double(r->types[k], (const char *)r->s[k].buf +
+			ckpt_to_double(r->types[k], (const char *)h->in[k] +
 			               off * ckpt_dtype_size(r->types[k]), h->buf + k * PIECE, n);
-		h->fn(h->ctx, h->x, r->s[0].start + off, n);
+		h->fn(h->ctx, h->x, h->start + off, n);
 	}
 	return NULL;
+}
+
+/* Start h on a thread (or, where none starts, here). */
+static void start_half(struct half *h)
+{
+	h->threaded = h->from < h->to && pthread_create(&h->th, NULL, do_half, h) == 0;
+	if (!h->threaded)
+		do_half(h);
 }
 
 static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **ctx, int split,
@@ -91,38 +103,45 @@ static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **c
 {
 	struct readers r;
 	struct half h[2];
+	int more;
 
 	open_all(j, v0, &r);
 	for (int t = 0; t < 2; t++) {
 		h[t] = (struct half){fn, ctx[split ? t : 0], &r, 0, 0,
 		                     malloc(j->nin * PIECE * sizeof *h[t].buf),
-		                     calloc(j->nin, sizeof *h[t].x)};
-		if (!h[t].buf || !h[t].x)
+		                     calloc(j->nin, sizeof *h[t].x), calloc(j->nin, sizeof *h[t].in),
+		                     0, 0, 0};
+		if (!h[t].buf || !h[t].x || !h[t].in)
 			die("out of memory");
 		for (size_t k = 0; k < j->nin; k++)
 			h[t].x[k] = h[t].buf + k * PIECE;
 	}
-	while (next_all(&r)) {
+	/* slab i computed on two threads while slab i + 1 is read (a slab's
+	 * buffer stays valid for one more read) */
+	for (more = next_all(&r); more;) {
 		size_t count = r.s[0].count, mid = split ? count / 2 / PIECE * PIECE : 0;
-		pthread_t th;
-		int threaded;
 
+		for (int t = 0; t < 2; t++) {
+			for (size_t k = 0; k < j->nin; k++)
+				h[t].in[k] = r.s[k].buf;
+			h[t].start = r.s[0].start;
+		}
+		h[0].from = 0;
 		h[0].to = mid;
 		h[1].from = mid;
 		h[1].to = count;
-		threaded = mid > 0 && pthread_create(&th, NULL, do_half, &h[0]) == 0;
-		if (mid > 0 && !threaded)
-			do_half(&h[0]);
-		do_half(&h[1]);
-		if (threaded)
-			pthread_join(th, NULL);
-		if (first_slab)
-			break;
+		start_half(&h[0]);
+		start_half(&h[1]);
+		more = first_slab ? 0 : next_all(&r);
+		for (int t = 0; t < 2; t++)
+			if (h[t].threaded)
+				pthread_join(h[t].th, NULL);
 	}
 	close_all(&r);
 	for (int t = 0; t < 2; t++) {
 		free(h[t].buf);
 		free(h[t].x);
+		free(h[t].in);
 	}
 }
 

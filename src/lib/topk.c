@@ -156,12 +156,15 @@ static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_
 	uint64_t top = known >= 64 ? ~UINT64_C(0) : ~(~UINT64_C(0) >> known);
 
 	switch (b->phase) {
-	case HISTOGRAM:
+	case HISTOGRAM: /* (while guessing, no histogram: mostly it is not needed) */
+		if (b->guessing) {
+			if (!b->overflow[lane])
+				gather_guess(b, lane, keys, start, n, b->room);
+			break;
+		}
 		for (size_t i = 0; i < n; i++)
 			if ((keys[i] & top) == b->prefix)
 				b->hist[lane][keys[i] >> (64 - known - w) & ((UINT64_C(1) << w) - 1)]++;
-		if (b->guessing && !b->overflow[lane])
-			gather_guess(b, lane, keys, start, n, b->room);
 		break;
 	case COLLECT:
 		for (size_t i = 0; i < n; i++)
@@ -256,9 +259,9 @@ static void select_rank(struct candidate *c, size_t n, size_t k)
 	}
 }
 
-/* Whether the first pass's gathered keys hold the boundary: then it is
- * found among them, without another pass. */
-static int guessed(struct boundary *b)
+/* Where the first pass's gathered keys hold the boundary, it is found
+ * among them, without another pass. */
+static void guessed(struct boundary *b)
 {
 	uint64_t above = 0;
 	int over = 0;
@@ -274,14 +277,13 @@ static int guessed(struct boundary *b)
 			b->cand[l] = NULL;
 			b->ncand[l] = 0;
 		}
-		return 0;
+		return;
 	}
 	select_rank(b->cand[0], b->ncand[0], b->rank - above);
 	b->cut = (ckpt_rank_cut){b->cand[0][b->rank - above].key,
 	                         b->cand[0][b->rank - above].index, 0};
 	free_lanes(b);
 	b->phase = DONE;
-	return 1;
 }
 
 static int end_one(struct boundary *b, size_t cap)
@@ -291,8 +293,10 @@ static int end_one(struct boundary *b, size_t cap)
 
 	if ((b->phase == HISTOGRAM || b->phase == COLLECT) && merge_lanes(b) < 0)
 		return -1;
-	if (b->phase == HISTOGRAM && b->guessing && guessed(b))
+	if (b->phase == HISTOGRAM && b->guessing) {
+		guessed(b); /* (else the histograms' passes start from the next) */
 		return 0;
+	}
 	switch (b->phase) {
 	case HISTOGRAM:
 		w = width(b);
