@@ -417,11 +417,17 @@ static void guess_one(struct boundary *b, uint64_t *s, size_t ns, uint64_t n, si
 	b->rank = b->rem;
 	b->ghi = p - h < 0 ? UINT64_MAX : kth_largest(s, ns, (size_t)(p - h));
 	b->glo = p + h >= (double)ns - 1 ? 0 : kth_largest(s, ns, (size_t)(p + h) + 1);
-	b->room = cap / 2; /* (half: the lanes' merge takes as much again) */
-	for (int l = 0; l < LANES; l++)
-		b->cand[l] = malloc((b->room + 1) * sizeof *b->cand[l]);
+	b->room = cap / 2;
 	b->guessing = 1;
-	for (int l = 0; l < LANES; l++)
+}
+
+/* Room for a guess's keys: lane 0's for every lane's (merged into it at the
+ * pass's end: no copy grows). */
+static void guess_room(struct boundary *b)
+{
+	for (int l = 0; b->guessing && l < LANES; l++)
+		b->cand[l] = malloc(((l ? 1 : LANES) * b->room + 1) * sizeof *b->cand[l]);
+	for (int l = 0; b->guessing && l < LANES; l++)
 		b->guessing &= b->cand[l] != NULL;
 	for (int l = 0; !b->guessing && l < LANES; l++) {
 		free(b->cand[l]);
@@ -441,4 +447,6 @@ void ckpt_topk_guess(ckpt_topk *t)
 	free(t->nsample);
 	t->sample = NULL;
 	t->nsample = NULL;
+	for (size_t i = 0; i < t->nb; i++) /* (once the sample's memory is back) */
+		guess_room(&t->b[i]);
 }
