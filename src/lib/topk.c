@@ -37,7 +37,7 @@ struct ckpt_topk {
 	size_t cap;         /* candidates per boundary */
 	struct boundary *b; /* model k: b[2k] (lo), b[2k + 1] (hi) */
 	uint64_t n;
-	uint64_t *sample;   /* model k's: per_model from sample + k per_model */
+	struct candidate *sample; /* model k's: per_model from k per_model */
 	size_t per_model;
 	size_t *nsample;
 };
@@ -369,54 +369,33 @@ void ckpt_topk_sample(ckpt_topk *t, size_t k, const uint64_t *keys, size_t n)
 		return; /* (no guess: only slower) */
 	have = t->nsample[k];
 	n = n < t->per_model - have ? n : t->per_model - have;
-	memcpy(t->sample + k * t->per_model + have, keys, n * sizeof *keys);
+	for (size_t i = 0; i < n; i++) /* (selected as candidates are) */
+		t->sample[k * t->per_model + have + i] = (struct candidate){keys[i], have + i};
 	t->nsample[k] = have + n;
-}
-
-/* The k-th largest of a[0..n) (Hoare's selection: a is reordered). */
-static uint64_t kth_largest(uint64_t *a, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-
-	while (lo < hi) {
-		uint64_t pivot = a[lo + (hi - lo) / 2], x;
-		size_t i = lo, j = hi;
-
-		while (i <= j) {
-			while (a[i] > pivot)
-				i++;
-			while (a[j] < pivot)
-				j--;
-			if (i <= j) {
-				x = a[i], a[i] = a[j], a[j] = x;
-				i++;
-				if (j-- == 0)
-					break;
-			}
-		}
-		if (k <= j && j != (size_t)-1)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			break;
-	}
-	return a[k];
 }
 
 /* A window of keys around where the sample s puts rank `rank` of n: as
  * wide as half the candidates' room allows, the sample's ranks p - h ..
  * p + h.  (Only for large variables: a smaller one's passes cost less
  * than the sample's selection.) */
-static void guess_one(struct boundary *b, uint64_t *s, size_t ns, uint64_t n, size_t cap)
+static void guess_one(struct boundary *b, struct candidate *s, size_t ns, uint64_t n,
+                      size_t cap)
 {
 	double p = (double)b->rem * (double)ns / (double)n, h = (double)cap * ns / 4.0 / (double)n;
 
 	if (b->phase != HISTOGRAM || b->known != 1 || ns == 0 || h < 16 || n < 2 * (uint64_t)cap)
 		return;
 	b->rank = b->rem;
-	b->ghi = p - h < 0 ? UINT64_MAX : kth_largest(s, ns, (size_t)(p - h));
-	b->glo = p + h >= (double)ns - 1 ? 0 : kth_largest(s, ns, (size_t)(p + h) + 1);
+	b->ghi = UINT64_MAX;
+	b->glo = 0;
+	if (p - h >= 0) {
+		select_rank(s, ns, (size_t)(p - h));
+		b->ghi = s[(size_t)(p - h)].key;
+	}
+	if (p + h < (double)ns - 1) {
+		select_rank(s, ns, (size_t)(p + h) + 1);
+		b->glo = s[(size_t)(p + h) + 1].key;
+	}
 	b->room = cap / 2;
 	b->guessing = 1;
 }
@@ -438,7 +417,7 @@ static void guess_room(struct boundary *b)
 void ckpt_topk_guess(ckpt_topk *t)
 {
 	for (size_t k = 0; t->sample && k < t->nb / 2; k++) {
-		uint64_t *s = t->sample + k * t->per_model;
+		struct candidate *s = t->sample + k * t->per_model;
 
 		guess_one(&t->b[2 * k], s, t->nsample[k], t->n, t->cap);
 		guess_one(&t->b[2 * k + 1], s, t->nsample[k], t->n, t->cap);

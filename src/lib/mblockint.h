@@ -1,0 +1,88 @@
+/* mblockint.h - (internal to libckpt) what mblock.c (the formula over a
+ * block: the driver, double-double, exactly) and mquick.c (its plain
+ * double step) share: the block's working arrays and small helpers. */
+#ifndef CKPT_MBLOCKINT_H
+#define CKPT_MBLOCKINT_H
+
+#include "method.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define BLOCK 256
+
+/* A block's working arrays; x, th, tl and keep hold one row per model. */
+struct scratch {
+	double b[BLOCK], shi[BLOCK], slo[BLOCK], smag[BLOCK], big[BLOCK], least[BLOCK];
+	double whi[BLOCK], wlo[BLOCK], wmag[BLOCK], wbig[BLOCK], wleast[BLOCK];
+	double res[BLOCK], rlo[BLOCK], rhi[BLOCK], dh[BLOCK], dl[BLOCK];
+	double exact[BLOCK], dexact[BLOCK], pow2[BLOCK], hard[BLOCK], slack[BLOCK];
+	double ones[BLOCK];     /* the keep row of a model no mask or window trims */
+	double exact_c;         /* exact_span()'s constant, or 0 */
+	uint64_t idx[BLOCK];    /* each element's flat index */
+	size_t at[BLOCK];       /* a pending element's place in the range's out */
+	double pb[BLOCK];       /* the pending elements' base values (x: in px) */
+	uint64_t pidx[BLOCK];
+	size_t npend;
+	unsigned char special[BLOCK];
+	unsigned char lo_out[BLOCK * 8], hi_out[BLOCK * 8];
+	double *x, *th, *tl;
+	double *keep;           /* 1 or 0: the model is in A */
+	double *px, *pkeep;     /* the pending elements' rows */
+	unsigned char *keep1;
+	double *x1;
+};
+
+/* Track a term's size: the largest, and the least nonzero. */
+static inline void track(double t, double *big, double *least)
+{
+	double a = fabs(t);
+
+	*big = a > *big ? a : *big;
+	*least = a < *least ? (a != 0 ? a : *least) : *least;
+}
+
+/* A sum of at most n terms, each a multiple of the least one's last place,
+ * is exact in a pair of doubles when the largest is within 2^50 / n of it.
+ * (Flags are doubles, 0 or 1, and conditions selections, not branches:
+ * the loops vectorise.) */
+static inline double span_exact(double big, double least, double n)
+{
+	double r = big * n <= least * 0x1p50 ? 1.0 : 0.0;
+
+	r = least >= 0x1p-900 ? r : 0.0;
+	r = big < 0x1p990 ? r : 0.0;
+	return big == 0 ? 1.0 : r;
+}
+
+static inline int all_zero(const double *v, size_t n)
+{
+	uint64_t acc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t b;
+
+		memcpy(&b, &v[i], sizeof b);
+		acc |= b;
+	}
+	return (acc << 1) == 0;
+}
+
+static inline double sign_d(double x)
+{
+	return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
+}
+
+/* hard: also where the two bounds (lo_out, hi_out: es bytes each) rounded
+ * apart */
+void ckpt_mblock_undecided(struct scratch *s, size_t m, size_t es);
+
+/* The plain-double step (mquick.c): whether it applies to v at all; the
+ * constant that says where it is exact (0: nowhere); the block into out,
+ * hard where it cannot decide, returning how many values overflowed. */
+int ckpt_mquick_applies(const ckpt_mvar *v);
+double ckpt_mquick_exact_constant(const ckpt_mvar *v);
+size_t ckpt_mquick(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, int masked);
+
+#endif
