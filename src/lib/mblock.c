@@ -430,15 +430,35 @@ static size_t flush(const ckpt_mvar *v, struct scratch *s, void *out)
 	return bad;
 }
 
-/* The block at off; can_quick: ckpt_mquick_applies(v), once per range. */
+/* The block's float32 inputs straight into out, if mquick.c decides it
+ * so (the common case: all exact).  (Where it does not, the general step
+ * draws the mask again: a flush may take the arrays first.) */
+static int f32_block(const ckpt_mvar *v, struct scratch *s, const void *const *in,
+                     void *out, uint64_t start, size_t off, size_t m, int masked,
+                     size_t *bad)
+{
+	const float *at[64]; /* (more models: the general step) */
+
+	if (!s->f32 || v->nx + 1 > sizeof at / sizeof *at)
+		return 0;
+	if (ckpt_method_random(v->m->kind))
+		dare_mask(v, s, start + off, m);
+	for (size_t k = 0; k <= v->nx; k++)
+		at[k] = (const float *)in[k] + off;
+	return ckpt_mquick_f32(v, s, at, (float *)out + off, m, masked, bad);
+}
+
+/* The block at off. */
 static size_t block(const ckpt_mvar *v, struct scratch *s, const void *const *in,
-                    void *out, uint64_t start, size_t off, size_t m, int can_quick)
+                    void *out, uint64_t start, size_t off, size_t m)
 {
 	const ckpt_method *meth = v->m;
 	size_t es = ckpt_dtype_size(v->out), nx = v->nx, bad = 0;
 	int masked = ckpt_method_random(meth->kind) || ckpt_method_ranks(meth->kind);
 	char *o = (char *)out + off * es;
 
+	if (f32_block(v, s, in, out, start, off, m, masked, &bad))
+		return bad;
 	if (s->npend + m > BLOCK) /* (before the block takes the arrays) */
 		bad += flush(v, s, out);
 	ckpt_to_double(v->types[0], (const char *)in[0] + off * ckpt_dtype_size(v->types[0]),
@@ -452,7 +472,7 @@ static size_t block(const ckpt_mvar *v, struct scratch *s, const void *const *in
 	if (ckpt_method_ranks(meth->kind))
 		magnitude_window(v, s, start + off, m);
 	/* mostly plain doubles decide; the rest in pairs, the rare ones exactly */
-	if (can_quick) {
+	if (s->quick) {
 		bad += ckpt_mquick(v, s, o, m, masked);
 		if (!all_zero(s->hard, m))
 			gather(v, s, start, off, m, masked);
@@ -481,9 +501,8 @@ static void slow(const ckpt_mvar *v, struct scratch *s, size_t m, int coefficien
 size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,
                          uint64_t start, size_t off, size_t n)
 {
-	struct scratch *s = calloc(1, sizeof *s); /* (big, least: read, unused, without exact_c) */
+	struct scratch *s = calloc(1, sizeof *s); /* (big, least: read, unused, without ex.c) */
 	size_t nx = v->nx, bad = 0;
-	int can_quick = ckpt_mquick_applies(v);
 	double *rows = malloc((6 * nx * BLOCK + nx + 1) * sizeof *rows);
 	unsigned char *flags = malloc(nx + 1);
 
@@ -503,10 +522,11 @@ size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,
 	s->keep1 = flags;
 	for (size_t i = 0; i < BLOCK; i++)
 		s->ones[i] = 1;
-	s->exact_c = ckpt_mquick_exact_constant(v);
+	ckpt_mquick_exactness(v, &s->ex);
+	s->quick = ckpt_mquick_applies(v);
+	s->f32 = ckpt_mquick_f32_applies(v, &s->ex);
 	for (size_t end = off + n; off < end; off += BLOCK)
-		bad += block(v, s, in, out, start, off, end - off < BLOCK ? end - off : BLOCK,
-		             can_quick);
+		bad += block(v, s, in, out, start, off, end - off < BLOCK ? end - off : BLOCK);
 	if (s->npend)
 		bad += flush(v, s, out);
 	free(s);

@@ -5,6 +5,8 @@
 #include "mblockint.h"
 #include "vec.h"
 
+#include <limits.h>
+
 /* Whether plain double arithmetic can decide a type's rounding: not
  * float64's, and not a normalised election with negative weights (whose
  * sum may cancel). */
@@ -32,46 +34,154 @@ static int precision(ckpt_dtype t)
 	}
 }
 
-static int power_of_two(double x)
+/* The exponent of x's lowest set bit (x a multiple of 2^that); INT_MAX
+ * for 0, which constrains nothing. */
+static int low_bit(double x)
 {
 	int e;
+	uint64_t m;
 
-	return x == 0 || (fabs(frexp(x, &e)) == 0.5 && e > -400 && e < 400);
+	if (x == 0)
+		return INT_MAX;
+	m = (uint64_t)ldexp(fabs(frexp(x, &e)), 53);
+	return e - 53 + __builtin_ctzll(m);
 }
 
-/* Where plain double arithmetic is exact: with a, lambda, the weights and
- * D powers of two (or 0) and narrow inputs, every term of r = a b +
- * lambda S / D is an input times a power of two, a multiple of the least
- * one's last place g (> least input 2^-p times the least scale), and no
- * partial sum exceeds (2N + 1) times the largest input times the largest
- * scale: all is exact when that is at most 2^53 g.  Returns C such that
- * big C <= least 2^53 says so for an element, or 0 where no element can
- * be (a per-element D, other coefficients, wide inputs). */
-double ckpt_mquick_exact_constant(const ckpt_mvar *v)
+static int least_of(int a, int b)
 {
-	double smax = fabs(v->a), smin = v->a != 0 ? fabs(v->a) : INFINITY, c;
-	int p = 0, ok = power_of_two(v->a) && power_of_two(v->lambda) && power_of_two(v->dc) &&
-	                v->dc != 0 && !(ckpt_method_elects(v->m->kind) && v->m->normalize);
+	return a < b ? a : b;
+}
 
+/* Where plain double arithmetic is exact.  Write D = d 2^f, d odd; then
+ * d r = A b + L S with A = a d and L = lambda 2^-f, and S = sum of w_k
+ * (x_k - b) over the kept models.  Every input is a multiple of the least
+ * nonzero one's last place g >= least 2^-p, every coefficient (A, L, the
+ * w_k) one of 2^(its lowest bit), so every quantity of that computation
+ * - x_k - b, each term, each partial sum, A b, L S, d r - is a multiple
+ * of g 2^E (E the least of those exponents and 0) of size at most M big
+ * (M = max(2 W, |A| + 2 |L| W), W the weights' total size): when M big <=
+ * 2^53 g 2^E all of them are doubles, and the arithmetic exact.  Then the
+ * one rounding of d r / d to a double cannot move it onto a point halfway
+ * between two values of a narrow type that r is not (f32mean.c's argument:
+ * d r is a double, d odd < 2^28).  Fills x and returns 1, x->c such that
+ * big c <= least 2^53 says so for an element; 0 where no element can be
+ * (an election's per-element D, wide inputs, coefficients of many bits). */
+int ckpt_mquick_exactness(const ckpt_mvar *v, struct exactness *x)
+{
+	double w = 0, d, big;
+	int p = 0, f, e, lw = INT_MAX;
+
+	memset(x, 0, sizeof *x);
+	x->d = 1;
+	if (!(v->dc > 0) || !isfinite(v->dc) || (ckpt_method_elects(v->m->kind) && v->m->normalize))
+		return 0;
 	for (size_t k = 0; k <= v->nx; k++)
 		p = precision(v->types[k]) > p ? precision(v->types[k]) : p;
-	for (size_t k = 0; ok && k < v->nx; k++) {
-		double sc = fabs(v->lambda * v->m->weights[k] / v->dc);
-
-		ok = power_of_two(v->m->weights[k]);
-		smax = sc > smax ? sc : smax;
-		smin = sc != 0 && sc < smin ? sc : smin;
+	for (size_t k = 0; k < v->nx; k++) {
+		w += fabs(v->m->weights[k]);
+		lw = least_of(lw, low_bit(v->m->weights[k]));
 	}
-	if (!ok || smin == INFINITY)
+	w *= 1 + 0x1p-40; /* (an upper bound of the rounded sum) */
+	f = low_bit(v->dc);
+	d = ldexp(v->dc, -f);
+	x->d = d;
+	x->a = v->a * d;
+	x->l = ldexp(v->lambda, -f);
+	if (d >= 0x1p28 || fma(v->a, d, -x->a) != 0 || ldexp(x->l, f) != v->lambda ||
+	    !isfinite(w) || lw < -600)
 		return 0;
-	c = (2.0 * (double)v->nx + 1) * (smax / smin) * ldexp(1, p);
-	return c <= 0x1p50 ? c : 0;
+	e = least_of(0, least_of(lw, least_of(low_bit(x->a), low_bit(x->l) + least_of(lw, 0))));
+	big = fabs(x->a) + 2 * fabs(x->l) * w;
+	big = big > 2 * w ? big : 2 * w;
+	if (e < -600 || !(big < 0x1p60))
+		return 0;
+	x->c = (big > 2 ? big : 2) * ldexp(1, p - e);
+	if (!(x->c <= 0x1p50))
+		x->c = 0;
+	return x->c != 0;
 }
 
 /* Model k's keep flags in the block: its mask's or window's, or ones. */
 static inline const double *keep_row(const struct scratch *s, size_t k, int masked)
 {
 	return masked ? s->keep + k * BLOCK : s->ones;
+}
+
+/* Whether the float32 step below applies to v: every input and the
+ * output float32, no election, no windows (their keys need the doubles),
+ * and some element exact. */
+int ckpt_mquick_f32_applies(const ckpt_mvar *v, const struct exactness *x)
+{
+	for (size_t k = 0; k <= v->nx; k++)
+		if (v->types[k] != CKPT_F32)
+			return 0;
+	return v->out == CKPT_F32 && x->c != 0 && ckpt_mquick_applies(v) &&
+	       !ckpt_method_elects(v->m->kind) && !ckpt_method_ranks(v->m->kind);
+}
+
+/* Whether every element of the block lies within the exact span:
+ * the largest magnitude of all its inputs and the least nonzero one (as
+ * bits: their order is the magnitudes'), a stricter test than each
+ * element's own. */
+CKPT_WIDE_VECTORS
+static int block_exact(const float *const *in, size_t nin, size_t m, double c)
+{
+	uint32_t big = 0, low = UINT32_MAX; /* low: least nonzero - 1 */
+	float fb, fl;
+
+	for (size_t k = 0; k < nin; k++)
+		for (size_t i = 0; i < m; i++) {
+			uint32_t a;
+
+			memcpy(&a, &in[k][i], sizeof a);
+			a &= 0x7fffffffu;
+			big = a > big ? a : big;
+			low = a - 1 < low ? a - 1 : low; /* (0: UINT32_MAX) */
+		}
+	if (big >= 0x7f800000u)
+		return 0;
+	if (low == UINT32_MAX)
+		return 1;
+	low++;
+	memcpy(&fb, &big, sizeof fb);
+	memcpy(&fl, &low, sizeof fl);
+	return (double)fb * c <= (double)fl * 0x1p53;
+}
+
+/* d r = A b + L S, from the float32 inputs (in: the base, then the
+ * models, at the block) where the block is within the exact span: one
+ * rounding (ckpt_mquick_exactness).  Returns 0 (nothing done) where it
+ * is not; else 1, with the overflowed values added to *bad. */
+CKPT_WIDE_VECTORS
+int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, float *out,
+                    size_t m, int masked, size_t *bad)
+{
+	struct exactness ex = s->ex;
+	const float *b = in[0];
+	double beta = v->m->kind == CKPT_SLERP ? 0 : 1;
+	uint64_t over = 0;
+
+	if (!block_exact(in, v->nx + 1, m, ex.c))
+		return 0;
+	for (size_t i = 0; i < m; i++)
+		s->shi[i] = 0;
+	for (size_t k = 0; k < v->nx; k++) {
+		const float *x = in[k + 1];
+		const double *keep = keep_row(s, k, masked);
+		double w = v->m->weights[k];
+
+		for (size_t i = 0; i < m; i++)
+			s->shi[i] += keep[i] * w * ((double)x[i] - beta * (double)b[i]);
+	}
+	for (size_t i = 0; i < m; i++) {
+		double r = (ex.a * (double)b[i] + ex.l * s->shi[i]) / ex.d + 0.0; /* (+0, not -0) */
+		float f = (float)r;
+
+		over += fabsf(f) > 0x1.fffffep127f ? 1u : 0u;
+		out[i] = f;
+	}
+	*bad += over;
+	return 1;
 }
 
 /* float32 out: both bounds rounded and compared as bits (-0 is not +0:
@@ -161,6 +271,8 @@ size_t ckpt_mquick(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, i
 	double beta = v->m->kind == CKPT_SLERP ? 0 : 1;
 	int elects = ckpt_method_elects(v->m->kind), count = v->m->sign_count;
 	int normalised = elects && v->m->normalize;
+	struct exactness ex = s->ex;
+	double dc = v->dc, exc = ex.c != 0 ? ex.c : INFINITY; /* (big 0: NaN, not exact) */
 
 	for (size_t i = 0; i < m; i++) {
 		s->shi[i] = s->smag[i] = s->whi[i] = 0;
@@ -206,18 +318,18 @@ size_t ckpt_mquick(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, i
 	}
 	if (!elects)
 		add_models(v, s, m, masked, beta);
-	if (s->exact_c != 0)
+	if (ex.c != 0)
 		inputs_span(v, s, m);
 	for (size_t i = 0; i < m; i++) {
-		double d = normalised ? v->dc * s->whi[i] : v->dc, dz = d == 0 ? 1 : d;
+		double wa = s->whi[i], d = normalised ? dc * wa : dc, dz = d == 0 ? 1 : d;
 		double q = d == 0 ? 0 : s->shi[i] / dz, r = a * s->b[i] + lambda * q;
 		double e = n * 0x1p-50 * (fabs(a * s->b[i]) + fabs(lambda) * s->smag[i] / fabs(dz)) +
 		           0x1p-1060, exact = 0;
+		double rx = (ex.a * s->b[i] + ex.l * s->shi[i]) / ex.d;
 
-		exact = s->big[i] * s->exact_c <= s->least[i] * 0x1p53 ? 1.0 : 0.0;
-		exact = s->exact_c != 0 ? exact : 0.0;
+		exact = s->big[i] * exc <= s->least[i] * 0x1p53 ? 1.0 : 0.0;
 		e = exact != 0 ? 0 : e;
-		r = r == 0 ? (exact != 0 ? 0.0 : r) : r; /* (an exact 0 is +0) */
+		r = exact != 0 ? rx + 0.0 : r; /* (an exact 0 is +0) */
 		s->rlo[i] = r - e;
 		s->rhi[i] = r + e;
 		s->hard[i] = e <= 0x1p1000 ? s->hard[i] : 1.0; /* (NaN and Inf too) */

@@ -298,6 +298,61 @@ static void rounds_the_formula_once(void **state)
 	assert_true(out[1] == (float)(1 + (0x1.000006p0 - 1) / 3));
 }
 
+/* r = b + sum (x_k - b) / D for D = 3 and 1.5 (no power of two: the
+ * exact step divides d r by d = 3), on float32 inputs of a coarse grid and
+ * on ones whose result for D = 3 is exactly halfway between two float32
+ * values, against the exact quotient. */
+static void divides_by_odd_constants_exactly(void **state)
+{
+	enum { N = 4096, NX = 3 };
+	static float in[NX + 1][N], out[N];
+	const void *ptr[NX + 1];
+	double w[NX] = {1, 1, 1}, dcs[2] = {3, 1.5};
+	ckpt_dtype types[NX + 1] = {CKPT_F32, CKPT_F32, CKPT_F32, CKPT_F32};
+	ckpt_method m = {.kind = CKPT_TASK_ARITHMETIC, .nmodels = NX, .weights = w,
+	                 .lambda = 1, .density = 1, .divisor = 1};
+	ckpt_mvar v = {.m = &m, .out = CKPT_F32, .types = types, .a = 1, .lambda = 1, .nx = NX};
+	uint64_t z = 7;
+	size_t ties = 0;
+
+	(void)state;
+	for (size_t k = 0; k <= NX; k++) {
+		for (size_t i = 0; i < N; i++) { /* (2^24 odd steps of 2^-20, some scaled) */
+			z = z * 6364136223846793005u + 1442695040888963407u;
+			in[k][i] = ldexpf((float)((int64_t)(z >> 40) - (1 << 23)), i % 7 ? -20 : -40);
+		}
+		ptr[k] = in[k];
+	}
+	for (size_t i = 0; i < N; i += 2) { /* sum x_k = 3 m, m halfway: D = 3's ties */
+		double m3 = 3 * (1 + (double)(2 * (i / 2 % 4096) + 1) * 0x1p-24);
+		float x1 = 1 + (float)(i % 1000) * 0x1p-12f, x2 = (float)(m3 - 0.75 - x1);
+
+		in[1][i] = x1;
+		in[2][i] = x2;
+		in[3][i] = (float)(m3 - x1 - x2);
+		ties += in[3][i] == m3 - x1 - x2;
+	}
+	assert_true(ties > N / 4);
+	for (int t = 0; t < 2; t++) {
+		v.dc = dcs[t];
+		assert_int_equal(ckpt_method_range(&v, ptr, out, 0, 0, N), 0);
+		for (size_t i = 0; i < N; i++) {
+			ckpt_big num, den, term;
+
+			ckpt_big_set(&num, in[0][i]);
+			ckpt_big_mul(&num, v.dc);
+			for (size_t k = 1; k <= NX; k++) {
+				ckpt_big_set(&term, in[k][i]);
+				ckpt_big_add(&num, &term);
+				ckpt_big_set(&term, in[0][i]);
+				ckpt_big_sub(&num, &term);
+			}
+			ckpt_big_set(&den, v.dc);
+			assert_true(out[i] == (float)ckpt_big_quotient(&num, &den, 1));
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +365,7 @@ int main(void)
 		cmocka_unit_test(draws_as_the_man_page_says),
 		cmocka_unit_test(windows_floor_exactly),
 		cmocka_unit_test(rounds_the_formula_once),
+		cmocka_unit_test(divides_by_odd_constants_exactly),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
