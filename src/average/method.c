@@ -56,10 +56,20 @@ static int next_all(struct readers *r)
 	return rc;
 }
 
-/* One pass over the whole variable, each piece of every input as doubles
- * to fn, in flat order; or (split) each slab's first half to fn with
- * ctx[0] on a second thread while its second half goes with ctx[1]. */
-typedef void piece_fn(void *ctx, const double *const *x, uint64_t start, size_t n);
+/* One pass over the whole variable, each piece of every input to fn, in
+ * flat order; or (split) each slab's first half to fn with ctx[0] on a
+ * second thread while its second half goes with ctx[1].  A piece: n
+ * elements from the variable's element start, each input's in its type
+ * (in, types) and, where the pass asks for them, as doubles (x). */
+struct piece {
+	const void **in;
+	const ckpt_dtype *types;
+	const double **x;
+	uint64_t start;
+	size_t n;
+};
+
+typedef void piece_fn(void *ctx, const struct piece *p);
 
 struct half {
 	piece_fn *fn;
@@ -69,23 +79,28 @@ struct half {
 	double *buf;
 	const double **x;
 	const void **in;  /* the slab's buffers, while the next one is read */
+	const void **at;  /* in at the piece */
 	uint64_t start;
 	pthread_t th;
-	int threaded;
+	int threaded, doubles;
 };
 
 static void *do_half(void *arg)
 {
 	struct half *h = arg;
 	const struct readers *r = h->r;
+	const void **at = h->at;
+	struct piece p = {at, r->types, h->doubles ? h->x : NULL, 0, 0};
 
 	for (size_t off = h->from; off < h->to; off += PIECE) {
-		size_t n = h->to - off < PIECE ? h->to - off : PIECE;
-
-		for (size_t k = 0; k < r->n; k++)
-			ckpt_to_double(r->types[k], (const char *)h->in[k] +
-			               off * ckpt_dtype_size(r->types[k]), h->buf + k * PIECE, n);
-		h->fn(h->ctx, h->x, h->start + off, n);
+		p.n = h->to - off < PIECE ? h->to - off : PIECE;
+		p.start = h->start + off;
+		for (size_t k = 0; k < r->n; k++) {
+			at[k] = (const char *)h->in[k] + off * ckpt_dtype_size(r->types[k]);
+			if (h->doubles)
+				ckpt_to_double(r->types[k], at[k], h->buf + k * PIECE, p.n);
+		}
+		h->fn(h->ctx, &p);
 	}
 	return NULL;
 }
@@ -99,7 +114,7 @@ static void start_half(struct half *h)
 }
 
 static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **ctx, int split,
-                       int first_slab)
+                       int first_slab, int doubles)
 {
 	struct readers r;
 	struct half h[2];
@@ -108,10 +123,10 @@ static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **c
 	open_all(j, v0, &r);
 	for (int t = 0; t < 2; t++) {
 		h[t] = (struct half){fn, ctx[split ? t : 0], &r, 0, 0,
-		                     malloc(j->nin * PIECE * sizeof *h[t].buf),
+		                     doubles ? malloc(j->nin * PIECE * sizeof *h[t].buf) : NULL,
 		                     calloc(j->nin, sizeof *h[t].x), calloc(j->nin, sizeof *h[t].in),
-		                     0, 0, 0};
-		if (!h[t].buf || !h[t].x || !h[t].in)
+		                     calloc(j->nin, sizeof *h[t].at), 0, 0, 0, doubles};
+		if ((doubles && !h[t].buf) || !h[t].x || !h[t].in || !h[t].at)
 			die("out of memory");
 		for (size_t k = 0; k < j->nin; k++)
 			h[t].x[k] = h[t].buf + k * PIECE;
@@ -142,6 +157,7 @@ static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **c
 		free(h[t].buf);
 		free(h[t].x);
 		free(h[t].in);
+		free(h[t].at);
 	}
 }
 
@@ -154,20 +170,17 @@ struct keying {
 	uint64_t keys[PIECE];
 };
 
-static void key_piece(void *ctx, const double *const *x, uint64_t start, size_t n)
+static void key_piece(void *ctx, const struct piece *p)
 {
 	struct keying *k = ctx;
 
 	for (size_t m = 0; m < k->nmodels; m++) {
-		for (size_t i = 0; i < n; i++) { /* ckpt_magnitude_key(), in a loop */
-			double d = fabs(x[m + 1][i] - x[0][i]);
-
-			memcpy(&k->keys[i], &d, sizeof d);
-		}
+		ckpt_magnitude_keys(p->types[0], p->in[0], p->types[m + 1], p->in[m + 1], k->keys,
+		                    p->n);
 		if (k->sampling)
-			ckpt_topk_sample(k->t, m, k->keys, n);
+			ckpt_topk_sample(k->t, m, k->keys, p->n);
 		else
-			ckpt_topk_feed(k->t, k->lane, m, k->keys, start, n);
+			ckpt_topk_feed(k->t, k->lane, m, k->keys, p->start, p->n);
 	}
 }
 
@@ -192,12 +205,12 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 	/* the first slab's keys tell where to look (a guess: a pass may be saved) */
 	if (ckpt_topk_wants_sample(t)) {
 		k[0].sampling = 1;
-		each_piece(j, v0, key_piece, ctx, 0, 1);
+		each_piece(j, v0, key_piece, ctx, 0, 1, 0);
 		k[0].sampling = 0;
 		ckpt_topk_guess(t);
 	}
 	while (ckpt_topk_more(t)) {
-		each_piece(j, v0, key_piece, ctx, ckpt_topk_lanes(t) > 1, 0);
+		each_piece(j, v0, key_piece, ctx, ckpt_topk_lanes(t) > 1, 0, 0);
 		if (ckpt_topk_end_pass(t) < 0)
 			die("out of memory");
 	}
@@ -217,6 +230,7 @@ struct dots {
 	ckpt_xsum *s;
 	double *th, *tl; /* PIECE per model */
 	double *bound;   /* NULL: exactly; else what each sum may be off by */
+	int *exact;      /* per model: its piece's tl all 0 */
 };
 
 /* d's sum p += a . b, exactly or with its bound */
@@ -230,18 +244,23 @@ static void dot(struct dots *d, size_t p, const double *a, const double *b, size
 
 static int all_zero(const double *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (v[i] != 0)
-			return 0;
-	return 1;
+	uint64_t acc = 0; /* (the bits or'ed, -0 aside: no branch per element) */
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t b;
+
+		memcpy(&b, &v[i], sizeof b);
+		acc |= b;
+	}
+	return (acc << 1) == 0;
 }
 
-static void dot_piece(void *ctx, const double *const *x, uint64_t start, size_t n)
+static void dot_piece(void *ctx, const struct piece *pc)
 {
 	struct dots *d = ctx;
-	size_t nm = d->nmodels;
+	const double *const *x = pc->x;
+	size_t nm = d->nmodels, n = pc->n;
 
-	(void)start;
 	if (d->slerp) {
 		dot(d, 0, x[0], x[1], n);
 		dot(d, 1, x[0], x[0], n);
@@ -257,6 +276,7 @@ static void dot_piece(void *ctx, const double *const *x, uint64_t start, size_t 
 			th[i] = t;
 			tl[i] = (x[a + 1][i] - (t - bb)) + (-x[0][i] - bb);
 		}
+		d->exact[a] = all_zero(tl, n);
 	}
 	for (size_t a = 0, p = 0; a < nm; a++)
 		for (size_t b = a; b < nm; b++, p++) {
@@ -264,7 +284,7 @@ static void dot_piece(void *ctx, const double *const *x, uint64_t start, size_t 
 			const double *bh = d->th + b * PIECE, *bl = d->tl + b * PIECE;
 
 			dot(d, p, ah, bh, n);
-			if (all_zero(al, n) && all_zero(bl, n))
+			if (d->exact[a] && d->exact[b])
 				continue;
 			dot(d, p, ah, bl, n);
 			dot(d, p, al, bh, n);
@@ -335,8 +355,9 @@ static void dot_products(struct job *j, const ckpt_var *v0, size_t nx, int slerp
 	for (int t = 0; t < 2; t++) {
 		d[t] = (struct dots){nx, slerp, calloc(np, sizeof *d[t].s),
 		                     calloc(nx * PIECE, sizeof *d[t].th),
-		                     calloc(nx * PIECE, sizeof *d[t].tl), calloc(np, sizeof(double))};
-		if (!d[t].s || !d[t].th || !d[t].tl || !d[t].bound)
+		                     calloc(nx * PIECE, sizeof *d[t].tl), calloc(np, sizeof(double)),
+		                     calloc(nx, sizeof(int))};
+		if (!d[t].s || !d[t].th || !d[t].tl || !d[t].bound || !d[t].exact)
 			die("out of memory");
 	}
 	for (int exactly = 0; exactly < 2; exactly++) {
@@ -347,7 +368,7 @@ static void dot_products(struct job *j, const ckpt_var *v0, size_t nx, int slerp
 				ckpt_xsum_init(&d[t].s[p]);
 		}
 		/* each half's sums exact: their sum is the same whatever the split */
-		each_piece(j, v0, dot_piece, ctx, 1, 0);
+		each_piece(j, v0, dot_piece, ctx, 1, 0, 1);
 		for (size_t p = 0; p < np; p++) {
 			ckpt_xsum_merge(&d[0].s[p], &d[1].s[p]);
 			if (exactly)
@@ -364,6 +385,7 @@ static void dot_products(struct job *j, const ckpt_var *v0, size_t nx, int slerp
 		free(d[t].th);
 		free(d[t].tl);
 		free(d[t].bound);
+		free(d[t].exact);
 	}
 }
 

@@ -68,7 +68,7 @@ static inline uint64_t mix64(uint64_t z) /* ckpt_mix64(), inlined */
 	return z ^ (z >> 31);
 }
 
-CKPT_WIDE_VECTORS
+CKPT_WIDE_PRODUCTS
 static void dare_mask(const ckpt_mvar *v, struct scratch *s, uint64_t start, size_t m)
 {
 	/* u 2^-53 < density, for the integer u >> 11: below ceil(density 2^53) */
@@ -96,21 +96,48 @@ static inline double below(int64_t ckey, int64_t cindex, double all, int64_t key
 	return all != 0 ? 1.0 : r;
 }
 
+/* 1 where the element of key and index at is in the window [lo, hi) */
+static inline double in_window(const ckpt_rank_cut *lo, const ckpt_rank_cut *hi, int64_t key,
+                               int64_t at)
+{
+	return below((int64_t)hi->key, (int64_t)hi->index, hi->all, key, at) *
+	       (1 - below((int64_t)lo->key, (int64_t)lo->index, lo->all, key, at));
+}
+
 CKPT_WIDE_VECTORS
 static void magnitude_window(const ckpt_mvar *v, struct scratch *s, uint64_t start, size_t m)
 {
 	for (size_t k = 0; k < v->nx; k++) {
 		const double *x = s->x + k * BLOCK;
-		double *keep = s->keep + k * BLOCK, hall = v->hi[k].all, lall = v->lo[k].all;
-		int64_t hk = (int64_t)v->hi[k].key, hi = (int64_t)v->hi[k].index;
-		int64_t lk = (int64_t)v->lo[k].key, li = (int64_t)v->lo[k].index;
+		double *keep = s->keep + k * BLOCK;
+		ckpt_rank_cut lo = v->lo[k], hi = v->hi[k];
 
 		for (size_t i = 0; i < m; i++) {
 			double a = fabs(x[i] - s->b[i]); /* the task vector rounded */
-			int64_t key, at = (int64_t)(start + i);
+			int64_t key;
 
 			memcpy(&key, &a, sizeof key);
-			keep[i] = below(hk, hi, hall, key, at) * (1 - below(lk, li, lall, key, at));
+			keep[i] = in_window(&lo, &hi, key, (int64_t)(start + i));
+		}
+	}
+}
+
+/* The same from float32 inputs (in: the base's, then the models'). */
+CKPT_WIDE_VECTORS
+static void magnitude_window_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in,
+                                 uint64_t start, size_t m)
+{
+	for (size_t k = 0; k < v->nx; k++) {
+		const float *x = in[k + 1], *b = in[0];
+		double *keep = s->keep + k * BLOCK;
+		ckpt_rank_cut lo = v->lo[k], hi = v->hi[k];
+
+		for (size_t i = 0; i < m; i++) {
+			double a = fabs((double)x[i] - (double)b[i]);
+			int64_t key;
+
+			memcpy(&key, &a, sizeof key);
+			keep[i] = in_window(&lo, &hi, key, (int64_t)(start + i));
 		}
 	}
 }
@@ -441,10 +468,12 @@ static int f32_block(const ckpt_mvar *v, struct scratch *s, const void *const *i
 
 	if (!s->f32 || v->nx + 1 > sizeof at / sizeof *at)
 		return 0;
-	if (ckpt_method_random(v->m->kind))
-		dare_mask(v, s, start + off, m);
 	for (size_t k = 0; k <= v->nx; k++)
 		at[k] = (const float *)in[k] + off;
+	if (ckpt_method_random(v->m->kind))
+		dare_mask(v, s, start + off, m);
+	if (ckpt_method_ranks(v->m->kind))
+		magnitude_window_f32(v, s, at, start + off, m);
 	return ckpt_mquick_f32(v, s, at, (float *)out + off, m, masked, bad);
 }
 
@@ -501,7 +530,7 @@ static void slow(const ckpt_mvar *v, struct scratch *s, size_t m, int coefficien
 size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,
                          uint64_t start, size_t off, size_t n)
 {
-	struct scratch *s = calloc(1, sizeof *s); /* (big, least: read, unused, without ex.c) */
+	struct scratch *s = calloc(1, sizeof *s); /* (big, least: read, unused, without exact_c) */
 	size_t nx = v->nx, bad = 0;
 	double *rows = malloc((6 * nx * BLOCK + nx + 1) * sizeof *rows);
 	unsigned char *flags = malloc(nx + 1);
@@ -522,9 +551,9 @@ size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,
 	s->keep1 = flags;
 	for (size_t i = 0; i < BLOCK; i++)
 		s->ones[i] = 1;
-	ckpt_mquick_exactness(v, &s->ex);
+	s->exact_c = ckpt_mquick_exact_constant(v);
 	s->quick = ckpt_mquick_applies(v);
-	s->f32 = ckpt_mquick_f32_applies(v, &s->ex);
+	s->f32 = ckpt_mquick_f32_applies(v, s->exact_c);
 	for (size_t end = off + n; off < end; off += BLOCK)
 		bad += block(v, s, in, out, start, off, end - off < BLOCK ? end - off : BLOCK);
 	if (s->npend)

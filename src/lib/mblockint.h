@@ -12,13 +12,6 @@
 
 #define BLOCK 256
 
-/* Where mquick.c's plain double arithmetic is exact: for an element whose
- * inputs' largest magnitude big and least nonzero one least have big c <=
- * least 2^53, r = (a b + l S) / d with one rounding (c 0: for none). */
-struct exactness {
-	double c, a, l, d;
-};
-
 /* A block's working arrays; x, th, tl and keep hold one row per model. */
 struct scratch {
 	double b[BLOCK], shi[BLOCK], slo[BLOCK], smag[BLOCK], big[BLOCK], least[BLOCK];
@@ -26,7 +19,7 @@ struct scratch {
 	double res[BLOCK], rlo[BLOCK], rhi[BLOCK], dh[BLOCK], dl[BLOCK];
 	double exact[BLOCK], dexact[BLOCK], pow2[BLOCK], hard[BLOCK], slack[BLOCK];
 	double ones[BLOCK];     /* the keep row of a model no mask or window trims */
-	struct exactness ex;
+	double exact_c;         /* ckpt_mquick_exact_constant() */
 	int quick, f32;         /* ckpt_mquick_applies(), ckpt_mquick_f32_applies() */
 	uint64_t idx[BLOCK];    /* each element's flat index */
 	size_t at[BLOCK];       /* a pending element's place in the range's out */
@@ -90,14 +83,14 @@ void ckpt_mblock_undecided(struct scratch *s, size_t m, size_t es);
  * it is exact (0: nowhere); the block into out,
  * hard where it cannot decide, returning how many values overflowed. */
 int ckpt_mquick_applies(const ckpt_mvar *v);
-int ckpt_mquick_exactness(const ckpt_mvar *v, struct exactness *x);
+double ckpt_mquick_exact_constant(const ckpt_mvar *v);
 size_t ckpt_mquick(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, int masked);
 
 /* Its float32 step (all float32, no election or windows): whether it
  * applies to v; the block's m elements from the inputs (the base's, then
  * the models') into out where the whole block is exact (else 0, nothing
  * done), adding the values that overflowed to *bad. */
-int ckpt_mquick_f32_applies(const ckpt_mvar *v, const struct exactness *x);
+int ckpt_mquick_f32_applies(const ckpt_mvar *v, double exact_c);
 int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, float *out,
                     size_t m, int masked, size_t *bad);
 

@@ -4,6 +4,7 @@
 #include "method.h"
 #include "exact.h"
 #include "methodint.h"
+#include "vec.h"
 
 #include <float.h>
 #include <math.h>
@@ -123,6 +124,48 @@ uint64_t ckpt_magnitude_key(double x, double b)
 
 	memcpy(&k, &t, sizeof k);
 	return k & ~(UINT64_C(1) << 63);
+}
+
+CKPT_WIDE_VECTORS
+static void keys_f32(const float *restrict b, const float *restrict x, uint64_t *restrict keys,
+                     size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		double t = fabs((double)x[i] - (double)b[i]);
+
+		memcpy(&keys[i], &t, sizeof t);
+	}
+}
+
+CKPT_WIDE_VECTORS
+static void keys_f64(const double *restrict b, const double *restrict x,
+                     uint64_t *restrict keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		double t = fabs(x[i] - b[i]);
+
+		memcpy(&keys[i], &t, sizeof t);
+	}
+}
+
+/* (fabs clears the sign bit: ckpt_magnitude_key()'s key) */
+void ckpt_magnitude_keys(ckpt_dtype tb, const void *b, ckpt_dtype tx, const void *x,
+                         uint64_t *keys, size_t n)
+{
+	enum { CHUNK = 512 };
+	double xb[CHUNK], xx[CHUNK];
+
+	if (tb == CKPT_F32 && tx == CKPT_F32) {
+		keys_f32(b, x, keys, n);
+		return;
+	}
+	for (size_t off = 0; off < n; off += CHUNK) {
+		size_t m = n - off < CHUNK ? n - off : CHUNK;
+
+		ckpt_to_double(tb, (const char *)b + off * ckpt_dtype_size(tb), xb, m);
+		ckpt_to_double(tx, (const char *)x + off * ckpt_dtype_size(tx), xx, m);
+		keys_f64(xb, xx, keys + off, m);
+	}
 }
 
 /* ---- one element, exactly -------------------------------------------- */

@@ -87,8 +87,11 @@ uint64_t ckpt_mix64(uint64_t z);
 uint64_t ckpt_dare_key(uint64_t seed, const char *name);
 double ckpt_dare_draw(uint64_t key, size_t model, uint64_t index);
 
-/* The magnitude key of x - b: the bits of |RN(x - b)|. */
+/* The magnitude key of x - b: the bits of |RN(x - b)|; and of n values x
+ * of type tx against b of type tb, into keys. */
 uint64_t ckpt_magnitude_key(double x, double b);
+void ckpt_magnitude_keys(ckpt_dtype tb, const void *b, ckpt_dtype tx, const void *x,
+                         uint64_t *keys, size_t n);
 
 /* Elements [off, off + n) of a slab whose element 0 is the variable's
  * element `start`: out[i] from in[0][i] (the base) and in[1..nx][i] (the

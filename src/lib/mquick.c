@@ -52,29 +52,33 @@ static int least_of(int a, int b)
 	return a < b ? a : b;
 }
 
-/* Where plain double arithmetic is exact.  Write D = d 2^f, d odd; then
- * d r = A b + L S with A = a d and L = lambda 2^-f, and S = sum of w_k
- * (x_k - b) over the kept models.  Every input is a multiple of the least
- * nonzero one's last place g >= least 2^-p, every coefficient (A, L, the
- * w_k) one of 2^(its lowest bit), so every quantity of that computation
- * - x_k - b, each term, each partial sum, A b, L S, d r - is a multiple
- * of g 2^E (E the least of those exponents and 0) of size at most M big
- * (M = max(2 W, |A| + 2 |L| W), W the weights' total size): when M big <=
- * 2^53 g 2^E all of them are doubles, and the arithmetic exact.  Then the
- * one rounding of d r / d to a double cannot move it onto a point halfway
- * between two values of a narrow type that r is not (f32mean.c's argument:
- * d r is a double, d odd < 2^28).  Fills x and returns 1, x->c such that
- * big c <= least 2^53 says so for an element; 0 where no element can be
- * (an election's per-element D, wide inputs, coefficients of many bits). */
-int ckpt_mquick_exactness(const ckpt_mvar *v, struct exactness *x)
+/* x's odd part: x / 2^low_bit(x). */
+static double odd_part(double x)
 {
-	double w = 0, d, big;
-	int p = 0, f, e, lw = INT_MAX;
+	return x == 0 ? 0 : ldexp(fabs(x), -low_bit(x));
+}
 
-	memset(x, 0, sizeof *x);
-	x->d = 1;
-	if (!(v->dc > 0) || !isfinite(v->dc) || (ckpt_method_elects(v->m->kind) && v->m->normalize))
-		return 0;
+/* Where plain double arithmetic is exact, r computed as (a D b + lambda S)
+ * / D.  D is dc, or (a normalised election) dc times the agreeing weights'
+ * sum: at most Dmax, a multiple of 2^lD.  Every input is a multiple of
+ * the least nonzero one's last place g >= least 2^-p, every coefficient
+ * one of 2^(its lowest bit); so every quantity of that computation - x_k
+ * - b, each term, the partial sums (S's, the election's, the weights'), a
+ * D b, lambda S, their sum - is a multiple of g 2^E (E the least of their
+ * exponents and 0) of size at most M big (M = max(2 W, |a| Dmax + 2
+ * |lambda| W), W the weights' total size): when M big <= 2^53 g 2^E, and
+ * a D has at most 53 bits, all are doubles and the arithmetic exact.
+ * Then D = d 2^f with d odd below 2^28, and the one rounding of the
+ * quotient to a double cannot put it on a point halfway between two values
+ * of a narrow type that r is not (f32mean.c's argument, scaled by 2^f).
+ * Returns C such that big C <= least 2^53 says so for an element; 0 where
+ * no element can be (wide inputs, coefficients of many bits). */
+double ckpt_mquick_exact_constant(const ckpt_mvar *v)
+{
+	int normalised = ckpt_method_elects(v->m->kind) && v->m->normalize;
+	double w = 0, dmax, m, c;
+	int p = 0, lw = INT_MAX, ld, e;
+
 	for (size_t k = 0; k <= v->nx; k++)
 		p = precision(v->types[k]) > p ? precision(v->types[k]) : p;
 	for (size_t k = 0; k < v->nx; k++) {
@@ -82,23 +86,20 @@ int ckpt_mquick_exactness(const ckpt_mvar *v, struct exactness *x)
 		lw = least_of(lw, low_bit(v->m->weights[k]));
 	}
 	w *= 1 + 0x1p-40; /* (an upper bound of the rounded sum) */
-	f = low_bit(v->dc);
-	d = ldexp(v->dc, -f);
-	x->d = d;
-	x->a = v->a * d;
-	x->l = ldexp(v->lambda, -f);
-	if (d >= 0x1p28 || fma(v->a, d, -x->a) != 0 || ldexp(x->l, f) != v->lambda ||
-	    !isfinite(w) || lw < -600)
+	if (!(v->dc > 0) || !isfinite(v->dc) || !isfinite(w) || lw < -600 || w == 0)
 		return 0;
-	e = least_of(0, least_of(lw, least_of(low_bit(x->a), low_bit(x->l) + least_of(lw, 0))));
-	big = fabs(x->a) + 2 * fabs(x->l) * w;
-	big = big > 2 * w ? big : 2 * w;
-	if (e < -600 || !(big < 0x1p60))
+	dmax = normalised ? v->dc * w : v->dc;
+	ld = low_bit(v->dc) + (normalised ? lw : 0);
+	if (!(ldexp(dmax, -ld) < 0x1p28) || odd_part(v->a) * ldexp(dmax, -ld) >= 0x1p53)
 		return 0;
-	x->c = (big > 2 ? big : 2) * ldexp(1, p - e);
-	if (!(x->c <= 0x1p50))
-		x->c = 0;
-	return x->c != 0;
+	e = least_of(0, least_of(lw, least_of(low_bit(v->lambda) + least_of(lw, 0),
+	                                      low_bit(v->a) == INT_MAX ? 0 : low_bit(v->a) + ld)));
+	m = fabs(v->a) * dmax + 2 * fabs(v->lambda) * w;
+	m = m > 2 * w ? m : 2 * w;
+	if (e < -600 || !(m < 0x1p60))
+		return 0;
+	c = m * ldexp(1, p - e);
+	return c <= 0x1p50 ? c : 0;
 }
 
 /* Model k's keep flags in the block: its mask's or window's, or ones. */
@@ -108,15 +109,13 @@ static inline const double *keep_row(const struct scratch *s, size_t k, int mask
 }
 
 /* Whether the float32 step below applies to v: every input and the
- * output float32, no election, no windows (their keys need the doubles),
- * and some element exact. */
-int ckpt_mquick_f32_applies(const ckpt_mvar *v, const struct exactness *x)
+ * output float32, and some element exact. */
+int ckpt_mquick_f32_applies(const ckpt_mvar *v, double exact_c)
 {
 	for (size_t k = 0; k <= v->nx; k++)
 		if (v->types[k] != CKPT_F32)
 			return 0;
-	return v->out == CKPT_F32 && x->c != 0 && ckpt_mquick_applies(v) &&
-	       !ckpt_method_elects(v->m->kind) && !ckpt_method_ranks(v->m->kind);
+	return v->out == CKPT_F32 && exact_c != 0 && ckpt_mquick_applies(v);
 }
 
 /* Whether every element of the block lies within the exact span:
@@ -148,24 +147,48 @@ static int block_exact(const float *const *in, size_t nin, size_t m, double c)
 	return (double)fb * c <= (double)fl * 0x1p53;
 }
 
-/* d r = A b + L S, from the float32 inputs (in: the base, then the
+/* The elected signs into res (exact sums: the block is within the span). */
+CKPT_WIDE_VECTORS
+static void elect_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, size_t m,
+                      int masked)
+{
+	int count = v->m->sign_count;
+
+	for (size_t k = 0; k < v->nx; k++) {
+		const float *x = in[k + 1], *b = in[0];
+		const double *keep = keep_row(s, k, masked);
+		double w = v->m->weights[k], sw = sign_d(w);
+
+		for (size_t i = 0; i < m; i++) {
+			double t = (double)x[i] - (double)b[i];
+
+			s->res[i] += count ? keep[i] * sw * sign_d(t) : keep[i] * w * t;
+		}
+	}
+	for (size_t i = 0; i < m; i++)
+		s->res[i] = s->res[i] >= 0 ? 1.0 : -1.0;
+}
+
+/* r = (a D b + lambda S) / D, from the float32 inputs (in: the base, then the
  * models, at the block) where the block is within the exact span: one
- * rounding (ckpt_mquick_exactness).  Returns 0 (nothing done) where it
+ * rounding (ckpt_mquick_exact_constant()).  Returns 0 (nothing done) where it
  * is not; else 1, with the overflowed values added to *bad. */
 CKPT_WIDE_VECTORS
 int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, float *out,
                     size_t m, int masked, size_t *bad)
 {
-	struct exactness ex = s->ex;
 	const float *b = in[0];
-	double beta = v->m->kind == CKPT_SLERP ? 0 : 1;
+	double beta = v->m->kind == CKPT_SLERP ? 0 : 1, dc = v->dc, a = v->a, lambda = v->lambda;
+	int elects = ckpt_method_elects(v->m->kind), normalised = elects && v->m->normalize;
 	uint64_t over = 0;
 
-	if (!block_exact(in, v->nx + 1, m, ex.c))
+	if (!block_exact(in, v->nx + 1, m, s->exact_c))
 		return 0;
 	for (size_t i = 0; i < m; i++)
-		s->shi[i] = 0;
-	for (size_t k = 0; k < v->nx; k++) {
+		s->shi[i] = s->whi[i] = s->res[i] = 0;
+	if (elects) /* (then the agreeing models' sums) */
+		elect_f32(v, s, in, m, masked);
+	for (size_t k = 0; !elects && k < v->nx; k++) {
 		const float *x = in[k + 1];
 		const double *keep = keep_row(s, k, masked);
 		double w = v->m->weights[k];
@@ -173,8 +196,22 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 		for (size_t i = 0; i < m; i++)
 			s->shi[i] += keep[i] * w * ((double)x[i] - beta * (double)b[i]);
 	}
+	for (size_t k = 0; elects && k < v->nx; k++) {
+		const float *x = in[k + 1];
+		const double *keep = keep_row(s, k, masked);
+		double w = v->m->weights[k], sw = sign_d(w);
+
+		for (size_t i = 0; i < m; i++) {
+			double t = (double)x[i] - (double)b[i], kp = keep[i];
+
+			kp = sw * sign_d(t) != s->res[i] ? 0.0 : kp;
+			s->shi[i] += kp * w * t;
+			s->whi[i] += kp * w;
+		}
+	}
 	for (size_t i = 0; i < m; i++) {
-		double r = (ex.a * (double)b[i] + ex.l * s->shi[i]) / ex.d + 0.0; /* (+0, not -0) */
+		double d = normalised ? dc * s->whi[i] : dc, dz = d == 0 ? 1 : d;
+		double r = (a * dz * (double)b[i] + lambda * s->shi[i]) / dz + 0.0; /* (+0, not -0) */
 		float f = (float)r;
 
 		over += fabsf(f) > 0x1.fffffep127f ? 1u : 0u;
@@ -221,6 +258,21 @@ static void inputs_span(const ckpt_mvar *v, struct scratch *s, size_t m)
 	for (size_t k = 0; k < v->nx; k++)
 		for (size_t i = 0; i < m; i++)
 			track(s->x[k * BLOCK + i], &s->big[i], &s->least[i]);
+}
+
+/* Whether each element is within the exact span (1 or 0, in exact). */
+CKPT_WIDE_VECTORS
+static void exact_elements(const ckpt_mvar *v, struct scratch *s, size_t m)
+{
+	double c = s->exact_c;
+
+	if (c == 0) {
+		memset(s->exact, 0, m * sizeof *s->exact);
+		return;
+	}
+	inputs_span(v, s, m);
+	for (size_t i = 0; i < m; i++)
+		s->exact[i] = s->big[i] * c <= s->least[i] * 0x1p53 ? 1.0 : 0.0;
 }
 
 /* S and its terms' sizes in plain double where no election drops terms:
@@ -271,14 +323,14 @@ size_t ckpt_mquick(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, i
 	double beta = v->m->kind == CKPT_SLERP ? 0 : 1;
 	int elects = ckpt_method_elects(v->m->kind), count = v->m->sign_count;
 	int normalised = elects && v->m->normalize;
-	struct exactness ex = s->ex;
-	double dc = v->dc, exc = ex.c != 0 ? ex.c : INFINITY; /* (big 0: NaN, not exact) */
+	double dc = v->dc;
 
 	for (size_t i = 0; i < m; i++) {
 		s->shi[i] = s->smag[i] = s->whi[i] = 0;
 		s->hard[i] = 0;
 		s->res[i] = 1; /* the elected sign */
 	}
+	exact_elements(v, s, m);
 	if (elects) {
 		for (size_t k = 0; k < v->nx; k++) {
 			const double *x = s->x + k * BLOCK, *keep = keep_row(s, k, masked);
@@ -295,8 +347,9 @@ size_t ckpt_mquick(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, i
 		for (size_t i = 0; i < m; i++) {
 			double sure = fabs(s->shi[i]) > (n + 2) * 0x1p-52 * s->smag[i] + 0x1p-1060;
 
-			/* (no model kept, or only zeros: none agrees, whatever the sign) */
-			sure = s->whi[i] == 0 ? 1.0 : sure;
+			/* (no model kept, or only zeros: none agrees, whatever the sign;
+			 * an exact sum's sign is known) */
+			sure = s->whi[i] == 0 || s->exact[i] != 0 ? 1.0 : sure;
 			s->hard[i] = count || sure ? s->hard[i] : 1.0;
 			s->res[i] = s->shi[i] >= 0 ? 1.0 : -1.0;
 			s->shi[i] = s->smag[i] = s->whi[i] = 0;
@@ -318,16 +371,13 @@ size_t ckpt_mquick(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, i
 	}
 	if (!elects)
 		add_models(v, s, m, masked, beta);
-	if (ex.c != 0)
-		inputs_span(v, s, m);
 	for (size_t i = 0; i < m; i++) {
 		double wa = s->whi[i], d = normalised ? dc * wa : dc, dz = d == 0 ? 1 : d;
 		double q = d == 0 ? 0 : s->shi[i] / dz, r = a * s->b[i] + lambda * q;
 		double e = n * 0x1p-50 * (fabs(a * s->b[i]) + fabs(lambda) * s->smag[i] / fabs(dz)) +
-		           0x1p-1060, exact = 0;
-		double rx = (ex.a * s->b[i] + ex.l * s->shi[i]) / ex.d;
+		           0x1p-1060, exact = s->exact[i];
+		double rx = (a * dz * s->b[i] + lambda * s->shi[i]) / dz;
 
-		exact = s->big[i] * exc <= s->least[i] * 0x1p53 ? 1.0 : 0.0;
 		e = exact != 0 ? 0 : e;
 		r = exact != 0 ? rx + 0.0 : r; /* (an exact 0 is +0) */
 		s->rlo[i] = r - e;

@@ -1,5 +1,6 @@
 /* topk.c - radix select of the boundaries of magnitude windows. */
 #include "topk.h"
+#include "vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -128,15 +129,37 @@ static int width(const struct boundary *b)
 	return 64 - b->known < DIGIT ? 64 - b->known : DIGIT;
 }
 
+/* (the count apart, in a loop that vectorises: keys are below 2^63, so
+ * compared as signed integers, which AVX2 compares) */
+CKPT_WIDE_VECTORS
+static uint64_t count_above(const uint64_t *keys, size_t n, uint64_t key)
+{
+	uint64_t above = 0;
+
+	if (key >> 63) /* (none is) */
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		above += (int64_t)keys[i] > (int64_t)key ? 1u : 0u;
+	return above;
+}
+
 static void gather_guess(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
                          size_t n, size_t cap)
 {
-	size_t c = b->ncand[lane];
-	uint64_t lo = b->glo, span = b->ghi - b->glo, above = 0;
+	enum { CHUNK = 256 };
+	size_t c = b->ncand[lane], i = 0;
+	uint64_t lo = b->glo, span = b->ghi - b->glo;
 	struct candidate *cand = b->cand[lane];
 
-	for (size_t i = 0; i < n; i++) {
-		above += keys[i] > lo + span;
+	b->above[lane] += count_above(keys, n, lo + span);
+	/* without a branch per key while the room cannot run out (each key
+	 * written where the next one in the window goes) */
+	for (size_t e; i < n && c + CHUNK <= cap;)
+		for (e = i + CHUNK < n ? i + CHUNK : n; i < e; i++) {
+			cand[c] = (struct candidate){keys[i], start + i};
+			c += keys[i] - lo <= span ? 1u : 0u;
+		}
+	for (; i < n; i++) {
 		if (keys[i] - lo > span) /* (outside [lo, lo + span]: most) */
 			continue;
 		if (c == cap) {
@@ -145,7 +168,6 @@ static void gather_guess(struct boundary *b, int lane, const uint64_t *keys, uin
 		}
 		cand[c++] = (struct candidate){keys[i], start + i};
 	}
-	b->above[lane] += above;
 	b->ncand[lane] = c;
 }
 

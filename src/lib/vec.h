@@ -8,8 +8,11 @@
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define CKPT_WIDE_VECTORS __attribute__((target_clones("avx2", "default")))
+/* (for 64-bit integer products: x86-64-v4 (AVX-512DQ) has them, AVX2 not) */
+#define CKPT_WIDE_PRODUCTS __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define CKPT_WIDE_VECTORS
+#define CKPT_WIDE_PRODUCTS
 #endif
 
 /* The x86 conversion instructions for float16 (F16C), chosen at run time

@@ -353,6 +353,29 @@ static void divides_by_odd_constants_exactly(void **state)
 	}
 }
 
+/* TIES' election where the weighted sum is exactly 0 elects +: only the
+ * positive task vector agrees (float32 in and out, and float64). */
+static void elects_plus_on_a_zero_sum(void **state)
+{
+	float b[2] = {1, 1}, x1[2] = {1.5f, 2}, x2[2] = {0.5f, 0}, out[2];
+	double b64[2] = {1, 1}, y1[2] = {1.5, 2}, y2[2] = {0.5, 0}, out64[2], w[2] = {1, 1};
+	const void *in[3] = {b, x1, x2}, *in64[3] = {b64, y1, y2};
+	ckpt_dtype types[3] = {CKPT_F32, CKPT_F32, CKPT_F32};
+	ckpt_dtype types64[3] = {CKPT_F64, CKPT_F64, CKPT_F64};
+	ckpt_method m = {.kind = CKPT_DARE_TIES, .nmodels = 2, .weights = w, .lambda = 1,
+	                 .density = 1, .normalize = 1, .divisor = 1};
+	ckpt_mvar v = {.m = &m, .out = CKPT_F32, .types = types, .a = 1, .lambda = 1, .dc = 1,
+	               .nx = 2};
+
+	(void)state;
+	assert_int_equal(ckpt_method_range(&v, in, out, 0, 0, 2), 0);
+	assert_true(out[0] == 1.5f && out[1] == 2);
+	v.out = CKPT_F64;
+	v.types = types64;
+	assert_int_equal(ckpt_method_range(&v, in64, out64, 0, 0, 2), 0);
+	assert_true(out64[0] == 1.5 && out64[1] == 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +389,7 @@ int main(void)
 		cmocka_unit_test(windows_floor_exactly),
 		cmocka_unit_test(rounds_the_formula_once),
 		cmocka_unit_test(divides_by_odd_constants_exactly),
+		cmocka_unit_test(elects_plus_on_a_zero_sum),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
