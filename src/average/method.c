@@ -242,23 +242,10 @@ static void dot(struct dots *d, size_t p, const double *a, const double *b, size
 		ckpt_xsum_dot(&d->s[p], a, b, n);
 }
 
-static int all_zero(const double *v, size_t n)
-{
-	uint64_t acc = 0; /* (the bits or'ed, -0 aside: no branch per element) */
-
-	for (size_t i = 0; i < n; i++) {
-		uint64_t b;
-
-		memcpy(&b, &v[i], sizeof b);
-		acc |= b;
-	}
-	return (acc << 1) == 0;
-}
-
 static void dot_piece(void *ctx, const struct piece *pc)
 {
 	struct dots *d = ctx;
-	const double *const *x = pc->x;
+	const double *const *x = pc->x; /* (SLERP's: model stock's come from the inputs) */
 	size_t nm = d->nmodels, n = pc->n;
 
 	if (d->slerp) {
@@ -267,17 +254,9 @@ static void dot_piece(void *ctx, const struct piece *pc)
 		dot(d, 2, x[1], x[1], n);
 		return;
 	}
-	for (size_t a = 0; a < nm; a++) {
-		double *th = d->th + a * PIECE, *tl = d->tl + a * PIECE;
-
-		for (size_t i = 0; i < n; i++) { /* TwoSum */
-			double t = x[a + 1][i] - x[0][i], bb = t - x[a + 1][i];
-
-			th[i] = t;
-			tl[i] = (x[a + 1][i] - (t - bb)) + (-x[0][i] - bb);
-		}
-		d->exact[a] = all_zero(tl, n);
-	}
+	for (size_t a = 0; a < nm; a++)
+		d->exact[a] = ckpt_task_vector(pc->types[0], pc->in[0], pc->types[a + 1],
+		                               pc->in[a + 1], d->th + a * PIECE, d->tl + a * PIECE, n);
 	for (size_t a = 0, p = 0; a < nm; a++)
 		for (size_t b = a; b < nm; b++, p++) {
 			const double *ah = d->th + a * PIECE, *al = d->tl + a * PIECE;
@@ -368,7 +347,7 @@ static void dot_products(struct job *j, const ckpt_var *v0, size_t nx, int slerp
 				ckpt_xsum_init(&d[t].s[p]);
 		}
 		/* each half's sums exact: their sum is the same whatever the split */
-		each_piece(j, v0, dot_piece, ctx, 1, 0, 1);
+		each_piece(j, v0, dot_piece, ctx, 1, 0, slerp);
 		for (size_t p = 0; p < np; p++) {
 			ckpt_xsum_merge(&d[0].s[p], &d[1].s[p]);
 			if (exactly)

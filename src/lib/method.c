@@ -4,6 +4,7 @@
 #include "method.h"
 #include "exact.h"
 #include "methodint.h"
+#include "eft.h"
 #include "vec.h"
 
 #include <float.h>
@@ -166,6 +167,53 @@ void ckpt_magnitude_keys(ckpt_dtype tb, const void *b, ckpt_dtype tx, const void
 		ckpt_to_double(tx, (const char *)x + off * ckpt_dtype_size(tx), xx, m);
 		keys_f64(xb, xx, keys + off, m);
 	}
+}
+
+/* (an integer or of the low parts' bits, -0 aside: a loop that vectorises) */
+CKPT_WIDE_VECTORS
+static int tv_f32(const float *restrict b, const float *restrict x, double *restrict th,
+                  double *restrict tl, size_t n)
+{
+	uint64_t any = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double e, t = ckpt_two_sum((double)x[i], -(double)b[i], &e);
+		uint64_t u;
+
+		memcpy(&u, &e, sizeof u);
+		any |= u << 1;
+		th[i] = t;
+		tl[i] = e;
+	}
+	return any == 0;
+}
+
+/* (x in th, b in tl, replaced) */
+CKPT_WIDE_VECTORS
+static int tv_f64(double *restrict th, double *restrict tl, size_t n)
+{
+	uint64_t any = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double e, t = ckpt_two_sum(th[i], -tl[i], &e);
+		uint64_t u;
+
+		memcpy(&u, &e, sizeof u);
+		any |= u << 1;
+		th[i] = t;
+		tl[i] = e;
+	}
+	return any == 0;
+}
+
+int ckpt_task_vector(ckpt_dtype tb, const void *b, ckpt_dtype tx, const void *x, double *th,
+                     double *tl, size_t n)
+{
+	if (tb == CKPT_F32 && tx == CKPT_F32)
+		return tv_f32(b, x, th, tl, n);
+	ckpt_to_double(tx, x, th, n);
+	ckpt_to_double(tb, b, tl, n);
+	return tv_f64(th, tl, n);
 }
 
 /* ---- one element, exactly -------------------------------------------- */

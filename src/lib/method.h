@@ -93,6 +93,11 @@ uint64_t ckpt_magnitude_key(double x, double b);
 void ckpt_magnitude_keys(ckpt_dtype tb, const void *b, ckpt_dtype tx, const void *x,
                          uint64_t *keys, size_t n);
 
+/* x - b for n values x of type tx and b of type tb, exactly: th + tl (a
+ * double and its error); returns 1 where every tl is 0. */
+int ckpt_task_vector(ckpt_dtype tb, const void *b, ckpt_dtype tx, const void *x, double *th,
+                     double *tl, size_t n);
+
 /* Elements [off, off + n) of a slab whose element 0 is the variable's
  * element `start`: out[i] from in[0][i] (the base) and in[1..nx][i] (the
  * models), each in its type.  Threads may compute disjoint ranges of a

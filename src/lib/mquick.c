@@ -109,13 +109,14 @@ static inline const double *keep_row(const struct scratch *s, size_t k, int mask
 }
 
 /* Whether the float32 step below applies to v: every input and the
- * output float32, and some element exact. */
+ * output float32, and some element exact or nothing elected. */
 int ckpt_mquick_f32_applies(const ckpt_mvar *v, double exact_c)
 {
 	for (size_t k = 0; k <= v->nx; k++)
 		if (v->types[k] != CKPT_F32)
 			return 0;
-	return v->out == CKPT_F32 && exact_c != 0 && ckpt_mquick_applies(v);
+	return v->out == CKPT_F32 && ckpt_mquick_applies(v) &&
+	       (exact_c != 0 || !ckpt_method_elects(v->m->kind));
 }
 
 /* Whether every element of the block lies within the exact span:
@@ -169,6 +170,54 @@ static void elect_f32(const ckpt_mvar *v, struct scratch *s, const float *const 
 		s->res[i] = s->res[i] >= 0 ? 1.0 : -1.0;
 }
 
+/* Where the block is not exact (or no element can be) and nothing is
+ * elected: ckpt_mquick()'s arithmetic and bound, from the float32 inputs,
+ * stored where every element's bounds round alike (else 0, nothing
+ * done: the block goes the general way). */
+CKPT_WIDE_VECTORS
+static int bounded_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in,
+                       float *out, size_t m, int masked, size_t *bad)
+{
+	const float *b = in[0];
+	double n = (double)v->nx + 8, a = v->a, lambda = v->lambda, dc = v->dc;
+	double beta = v->m->kind == CKPT_SLERP ? 0 : 1;
+	uint64_t apart = 0, over = 0;
+
+	for (size_t i = 0; i < m; i++)
+		s->shi[i] = s->smag[i] = 0;
+	for (size_t k = 0; k < v->nx; k++) {
+		const float *x = in[k + 1];
+		const double *keep = keep_row(s, k, masked);
+		double w = v->m->weights[k];
+
+		for (size_t i = 0; i < m; i++) {
+			double p = keep[i] * w * ((double)x[i] - beta * (double)b[i]);
+
+			s->shi[i] += p;
+			s->smag[i] += fabs(p);
+		}
+	}
+	for (size_t i = 0; i < m; i++) {
+		double bi = b[i], r = a * bi + lambda * (s->shi[i] / dc);
+		double e = n * 0x1p-50 * (fabs(a * bi) + fabs(lambda) * s->smag[i] / fabs(dc)) +
+		           0x1p-1060;
+		float lo = (float)(r - e), hi = (float)(r + e);
+		uint32_t l, h;
+
+		memcpy(&l, &lo, sizeof l);
+		memcpy(&h, &hi, sizeof h);
+		apart += l != h || !(e <= 0x1p1000) || !(fabs(r) <= 0x1.fffffffffffffp1023) ? 1u : 0u;
+		over += fabsf(lo) > 0x1.fffffep127f ? 1u : 0u;
+		s->res[i] = lo;
+	}
+	if (apart)
+		return 0;
+	for (size_t i = 0; i < m; i++)
+		out[i] = (float)s->res[i];
+	*bad += over;
+	return 1;
+}
+
 /* r = (a D b + lambda S) / D, from the float32 inputs (in: the base, then the
  * models, at the block) where the block is within the exact span: one
  * rounding (ckpt_mquick_exact_constant()).  Returns 0 (nothing done) where it
@@ -182,8 +231,8 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 	int elects = ckpt_method_elects(v->m->kind), normalised = elects && v->m->normalize;
 	uint64_t over = 0;
 
-	if (!block_exact(in, v->nx + 1, m, s->exact_c))
-		return 0;
+	if (s->exact_c == 0 || !block_exact(in, v->nx + 1, m, s->exact_c))
+		return elects ? 0 : bounded_f32(v, s, in, out, m, masked, bad);
 	for (size_t i = 0; i < m; i++)
 		s->shi[i] = s->whi[i] = s->res[i] = 0;
 	if (elects) /* (then the agreeing models' sums) */

@@ -15,6 +15,14 @@
 #define CKPT_WIDE_PRODUCTS
 #endif
 
+/* The FMA instruction in a function of its own, chosen at run time (GCC
+ * on x86-64 Linux; elsewhere Dekker's product does without). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define CKPT_HAVE_FMA 1
+#else
+#define CKPT_HAVE_FMA 0
+#endif
+
 /* The x86 conversion instructions for float16 (F16C), chosen at run time
  * where the CPU has them (GCC: clang's __builtin_cpu_supports does not know
  * them). */

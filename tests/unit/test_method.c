@@ -114,6 +114,15 @@ static void bounded_dots_round_as_exact_ones(void **state)
 		assert_true(ckpt_xsum_round_bounded(&x, bound, &got));
 		assert_true(got == exact);
 	}
+	for (size_t i = 0; i < N; i++) /* (1 + 2^-27)^2 = RN + 2^-54: errors that count */
+		a[i] = b[i] = 1 + 0x1p-27;
+	a[N - 1] = -(N - 1) * (1 + 0x1p-26) + 0x1p-5;
+	b[N - 1] = 1;
+	ckpt_xsum_init(&x);
+	bound = 0;
+	ckpt_xsum_dot_bounded(&x, &bound, a, b, N);
+	assert_true(ckpt_xsum_round_bounded(&x, bound, &got));
+	assert_true(got == 0x1p-5 + (N - 1) * 0x1p-54);
 	a[0] = 1, b[0] = 1, a[1] = 0x1p-53, b[1] = 1; /* 1 + 2^-53: halfway */
 	ckpt_xsum_init(&x);
 	bound = 0;
