@@ -22,7 +22,7 @@ struct readers {
 	ckpt_dtype *types;
 };
 
-static void open_all(struct job *j, const ckpt_var *v0, struct readers *r)
+static void open_all(struct job *j, const ckpt_var *v0, struct readers *r, size_t slab_bytes)
 {
 	r->n = j->nin;
 	if (!(r->s = calloc(j->nin, sizeof *r->s)) || !(r->types = calloc(j->nin, sizeof *r->types)))
@@ -30,7 +30,7 @@ static void open_all(struct job *j, const ckpt_var *v0, struct readers *r)
 	for (size_t k = 0; k < j->nin; k++) {
 		const ckpt_var *v = k ? ckpt_find(j->in[k], v0->name) : v0;
 
-		if (ckpt_slab_open(&r->s[k], j->in[k], v, AVG_SLAB_BYTES) < 0 ||
+		if (ckpt_slab_open(&r->s[k], j->in[k], v, slab_bytes) < 0 ||
 		    (k && ckpt_slab_follow(&r->s[k], &r->s[0]) < 0))
 			die_lib();
 		r->types[k] = v->dtype;
@@ -56,9 +56,10 @@ static int next_all(struct readers *r)
 	return rc;
 }
 
-/* One pass over the whole variable, each piece of every input to fn, in
- * flat order; or (split) each slab's first half to fn with ctx[0] on a
- * second thread while its second half goes with ctx[1].  A piece: n
+/* One pass over the whole variable (or its first `first` elements, when
+ * not 0), each piece of every input to fn, in flat order; or (split) each
+ * slab's first half to fn with ctx[0] on a second thread while its second
+ * half goes with ctx[1].  A piece: n
  * elements from the variable's element start, each input's in its type
  * (in, types) and, where the pass asks for them, as doubles (x). */
 struct piece {
@@ -114,13 +115,13 @@ static void start_half(struct half *h)
 }
 
 static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **ctx, int split,
-                       int first_slab, int doubles)
+                       size_t first, int doubles)
 {
 	struct readers r;
 	struct half h[2];
 	int more;
 
-	open_all(j, v0, &r);
+	open_all(j, v0, &r, first ? first * ckpt_dtype_size(v0->dtype) : AVG_SLAB_BYTES);
 	for (int t = 0; t < 2; t++) {
 		h[t] = (struct half){fn, ctx[split ? t : 0], &r, 0, 0,
 		                     doubles ? malloc(j->nin * PIECE * sizeof *h[t].buf) : NULL,
@@ -147,7 +148,7 @@ static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **c
 		h[1].to = count;
 		start_half(&h[0]);
 		start_half(&h[1]);
-		more = first_slab ? 0 : next_all(&r);
+		more = first ? 0 : next_all(&r);
 		for (int t = 0; t < 2; t++)
 			if (h[t].threaded)
 				pthread_join(h[t].th, NULL);
@@ -189,6 +190,7 @@ static void key_piece(void *ctx, const struct piece *p)
 static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 {
 	uint64_t first, keep;
+	size_t want;
 	struct keying *k = malloc(2 * sizeof *k);
 	ckpt_topk *t;
 	void *ctx[2] = {&k[0], &k[1]};
@@ -202,10 +204,10 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 		k[l].nmodels = mv->nx;
 		k[l].sampling = 0;
 	}
-	/* the first slab's keys tell where to look (a guess: a pass may be saved) */
-	if (ckpt_topk_wants_sample(t)) {
+	/* the first keys tell where to look (a guess: a pass may be saved) */
+	if ((want = ckpt_topk_wants_sample(t)) != 0) {
 		k[0].sampling = 1;
-		each_piece(j, v0, key_piece, ctx, 0, 1, 0);
+		each_piece(j, v0, key_piece, ctx, 0, want, 0);
 		k[0].sampling = 0;
 		ckpt_topk_guess(t);
 	}
@@ -418,7 +420,7 @@ static size_t apply(struct job *j, ckpt_outvar *ov, const ckpt_mvar *mv, ckpt_dt
 	size_t bad = 0, left = sh->end - sh->first;
 	int k = 0, rc;
 
-	open_all(j, mv->var, &r);
+	open_all(j, mv->var, &r, AVG_SLAB_BYTES);
 	for (int i = 0; i < 2; i++) {
 		w[i].method = mv;
 		w[i].ptrs = calloc(r.n, sizeof *w[i].ptrs);

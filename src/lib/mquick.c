@@ -35,7 +35,8 @@ static int precision(ckpt_dtype t)
 }
 
 /* The exponent of x's lowest set bit (x a multiple of 2^that); INT_MAX
- * for 0, which constrains nothing. */
+ * for 0, which constrains nothing; for NaN and Inf, less than any
+ * double's (nothing is exact). */
 static int low_bit(double x)
 {
 	int e;
@@ -43,6 +44,8 @@ static int low_bit(double x)
 
 	if (x == 0)
 		return INT_MAX;
+	if (!isfinite(x))
+		return -100000;
 	m = (uint64_t)ldexp(fabs(frexp(x, &e)), 53);
 	return e - 53 + __builtin_ctzll(m);
 }

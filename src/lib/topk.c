@@ -371,17 +371,23 @@ void ckpt_topk_cuts(const ckpt_topk *t, size_t k, ckpt_rank_cut *lo, ckpt_rank_c
 	*hi = t->b[2 * k + 1].cut;
 }
 
-int ckpt_topk_wants_sample(const ckpt_topk *t)
+static size_t per_model(const ckpt_topk *t)
 {
-	return t->n >= 2 * (uint64_t)t->cap && ckpt_topk_more(t);
+	size_t nm = t->nb / 2, n = SAMPLE_BYTES / sizeof *t->sample / (nm ? nm : 1);
+
+	return n < ((size_t)1 << 19) ? n : (size_t)1 << 19;
+}
+
+size_t ckpt_topk_wants_sample(const ckpt_topk *t)
+{
+	return t->n >= 2 * (uint64_t)t->cap && ckpt_topk_more(t) ? per_model(t) : 0;
 }
 
 void ckpt_topk_sample(ckpt_topk *t, size_t k, const uint64_t *keys, size_t n)
 {
 	size_t nm = t->nb / 2, have;
 
-	t->per_model = SAMPLE_BYTES / sizeof *t->sample / (nm ? nm : 1);
-	t->per_model = t->per_model < ((size_t)1 << 19) ? t->per_model : (size_t)1 << 19;
+	t->per_model = per_model(t);
 	if (!t->sample && (t->sample = malloc(nm * t->per_model * sizeof *t->sample)) != NULL &&
 	    !(t->nsample = calloc(nm, sizeof *t->nsample))) {
 		free(t->sample);

@@ -19,11 +19,12 @@ typedef struct ckpt_topk ckpt_topk;
 ckpt_topk *ckpt_topk_new(size_t nmodels, uint64_t n, uint64_t lo, uint64_t hi);
 void ckpt_topk_free(ckpt_topk *t);
 
-/* Before the first pass, optionally: some of model k's keys (the first
- * slab's), then ckpt_topk_guess(): where they predict a boundary's key,
- * the first pass also gathers the keys around it, and when it lies among
- * them no other pass is needed.  (Only speed depends on the sample.) */
-int ckpt_topk_wants_sample(const ckpt_topk *t); /* (a large variable) */
+/* Before the first pass, optionally: some of model k's keys (the
+ * variable's first ones), then ckpt_topk_guess(): where they predict a
+ * boundary's key, the first pass also gathers the keys around it, and when
+ * it lies among them no other pass is needed.  (Only speed depends on the
+ * sample.)  How many keys of each model it takes (0: no sample wanted). */
+size_t ckpt_topk_wants_sample(const ckpt_topk *t); /* (a large variable) */
 void ckpt_topk_sample(ckpt_topk *t, size_t k, const uint64_t *keys, size_t n);
 void ckpt_topk_guess(ckpt_topk *t);
 
