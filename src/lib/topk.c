@@ -2,6 +2,7 @@
 #include "topk.h"
 #include "vec.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,7 @@ struct boundary {
 	/* a guess: the first pass also gathers the keys in [glo, ghi] and
 	 * counts those above, for the boundary's rank `rank` */
 	int guessing, overflow[LANES];
+	int hist_too;           /* a likely miss: the histograms fed beside */
 	size_t room;
 	uint64_t glo, ghi, rank, above[LANES];
 };
@@ -182,7 +184,8 @@ static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_
 		if (b->guessing) {
 			if (!b->overflow[lane])
 				gather_guess(b, lane, keys, start, n, b->room);
-			break;
+			if (!b->hist_too)
+				break;
 		}
 		for (size_t i = 0; i < n; i++)
 			if ((keys[i] & top) == b->prefix)
@@ -316,8 +319,12 @@ static int end_one(struct boundary *b, size_t cap)
 	if ((b->phase == HISTOGRAM || b->phase == COLLECT) && merge_lanes(b) < 0)
 		return -1;
 	if (b->phase == HISTOGRAM && b->guessing) {
+		int hist = b->hist_too;
+
 		guessed(b); /* (else the histograms' passes start from the next) */
-		return 0;
+		if (!hist || b->phase == DONE)
+			return 0;
+		/* (missed: the histograms fed beside end this pass) */
 	}
 	switch (b->phase) {
 	case HISTOGRAM:
@@ -405,14 +412,19 @@ void ckpt_topk_sample(ckpt_topk *t, size_t k, const uint64_t *keys, size_t n)
 /* A window of keys around where the sample s puts rank `rank` of n: as
  * wide as half the candidates' room allows, the sample's ranks p - h ..
  * p + h.  (Only for large variables: a smaller one's passes cost less
- * than the sample's selection.) */
+ * than the sample's selection.)  Where that is within 3 standard
+ * deviations of the sample's rank (sqrt(q (1 - q) ns), q = p / ns) a
+ * miss is likely: the pass feeds the histograms too, so that a miss costs
+ * no pass. */
 static void guess_one(struct boundary *b, struct candidate *s, size_t ns, uint64_t n,
                       size_t cap)
 {
 	double p = (double)b->rem * (double)ns / (double)n, h = (double)cap * ns / 4.0 / (double)n;
+	double q = p / (double)(ns ? ns : 1);
 
 	if (b->phase != HISTOGRAM || b->known != 1 || ns == 0 || h < 16 || n < 2 * (uint64_t)cap)
 		return;
+	b->hist_too = h < 3 * sqrt(q * (1 - q) * (double)ns);
 	b->rank = b->rem;
 	b->ghi = UINT64_MAX;
 	b->glo = 0;
