@@ -174,18 +174,21 @@ static void elect_f32(const ckpt_mvar *v, struct scratch *s, const float *const 
 }
 
 /* Where the block is not exact (or no element can be) and nothing is
- * elected: ckpt_mquick()'s arithmetic and bound, from the float32 inputs,
- * stored where every element's bounds round alike (else 0, nothing
- * done: the block goes the general way). */
+ * elected: ckpt_mquick()'s arithmetic and bound, from the float32 inputs
+ * (times 1 / D rather than divided by D: two roundings for one, counted),
+ * stored where every element's bounds round alike (else 0, nothing done:
+ * the block goes the general way). */
 CKPT_WIDE_VECTORS
 static int bounded_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in,
                        float *out, size_t m, int masked, size_t *bad)
 {
 	const float *b = in[0];
-	double n = (double)v->nx + 8, a = v->a, lambda = v->lambda, dc = v->dc;
+	double n = (double)v->nx + 10, a = v->a, lambda = v->lambda, inv = 1 / v->dc;
 	double beta = v->m->kind == CKPT_SLERP ? 0 : 1;
 	uint64_t apart = 0, over = 0;
 
+	if (!isnormal(inv) || !isnormal(v->dc))
+		return 0;
 	for (size_t i = 0; i < m; i++)
 		s->shi[i] = s->smag[i] = 0;
 	for (size_t k = 0; k < v->nx; k++) {
@@ -201,8 +204,8 @@ static int bounded_f32(const ckpt_mvar *v, struct scratch *s, const float *const
 		}
 	}
 	for (size_t i = 0; i < m; i++) {
-		double bi = b[i], r = a * bi + lambda * (s->shi[i] / dc);
-		double e = n * 0x1p-50 * (fabs(a * bi) + fabs(lambda) * s->smag[i] / fabs(dc)) +
+		double bi = b[i], r = a * bi + lambda * (s->shi[i] * inv);
+		double e = n * 0x1p-50 * (fabs(a * bi) + fabs(lambda) * s->smag[i] * fabs(inv)) +
 		           0x1p-1060;
 		float lo = (float)(r - e), hi = (float)(r + e);
 		uint32_t l, h;

@@ -1,9 +1,11 @@
 #!/bin/sh
 # tests/bench/methods.sh BUILD_DIR WORK_DIR - ckpt-average's merge methods
 # on four 1 GiB float32 checkpoints (the first the base; SLERP: two), each
-# beside the linear average of the same files in the same run (medians of
+# beside the linear average of the models in the same run (medians of
 # CKPT_BENCH_RUNS alternating runs, 5), with its goal (one pass 1.3x, two
-# passes 2.3x), its peak memory, and an h5py + numpy script doing the same
+# passes 2.3x); "all in" also against the linear average of every file
+# the method reads (the base too: as many bytes in); its peak memory, and
+# an h5py + numpy script doing the same
 # method (tensors whole in float64; one run, skipped without h5py or with
 # CKPT_BENCH_SCRIPTS=0).  CKPT_BENCH_MODELS=finetune: the models are
 # fine-tunes of the base instead, b0 + b_i / 100 (made by ckpt-average
@@ -41,8 +43,8 @@ run1() { # wall seconds of one run; peak RSS (KiB) appended to $W/rss
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-printf '%-18s %8s %8s %7s %5s %9s %9s %8s\n' "method" "linear" "ckpt" "ratio" "goal" \
-	"ckpt RSS" "numpy" "ckpt is"
+printf '%-18s %8s %8s %7s %5s %8s %9s %9s %8s\n' "method" "linear" "ckpt" "ratio" "goal" \
+	"all in" "ckpt RSS" "numpy" "ckpt is"
 for c in "task-arithmetic:1.3" "dare-linear --density 0.5:1.3" "dare-ties --density 0.5:1.3" \
          "ties --density 0.2:2.3" "breadcrumbs --density 0.5:2.3" "model-stock:2.3" \
          "slerp -t 0.5:2.3"; do
@@ -50,20 +52,25 @@ for c in "task-arithmetic:1.3" "dare-linear --density 0.5:1.3" "dare-ties --dens
 	# shellcheck disable=SC2254
 	case "$name" in $ROWS) ;; *) continue ;; esac
 	case $name in
-	slerp) set -- "$M1" "$M2"; lin="$M1 $M2" ;;
-	*) set -- --base "$W/b0.h5" "$M1" "$M2" "$M3"; lin="$M1 $M2 $M3" ;;
+	slerp) set -- "$M1" "$M2"; lin="$M1 $M2" all=$lin ;;
+	*) set -- --base "$W/b0.h5" "$M1" "$M2" "$M3"; lin="$M1 $M2 $M3" all="$W/b0.h5 $lin" ;;
 	esac
-	: >"$W/lin.t"; : >"$W/m.t"
+	: >"$W/lin.t"; : >"$W/all.t"; : >"$W/m.t"
 	for r in $(seq "$N"); do
 		: >"$W/rss"
 		# shellcheck disable=SC2086
 		run1 "$B/bin/ckpt-average" -o "$W/m.out.h5" $lin >>"$W/lin.t"
+		if [ "$all" = "$lin" ]; then tail -n 1 "$W/lin.t" >>"$W/all.t"; else
+			# shellcheck disable=SC2086
+			run1 "$B/bin/ckpt-average" -o "$W/m.out.h5" $all >>"$W/all.t"
+		fi
 		: >"$W/rss"
 		# shellcheck disable=SC2086
 		run1 "$B/bin/ckpt-average" --method $args -o "$W/m.out.h5" "$@" >>"$W/m.t"
 		cat "$W/rss" >>"$W/m.rss"
 	done
-	l=$(median <"$W/lin.t") m=$(median <"$W/m.t") mem=$(median <"$W/m.rss")
+	l=$(median <"$W/lin.t") a=$(median <"$W/all.t") m=$(median <"$W/m.t")
+	mem=$(median <"$W/m.rss")
 	np=-
 	if [ -n "$PY" ]; then
 		d=$(echo "$args" | sed -n 's/.*--density \([0-9.]*\).*/\1/p')
@@ -71,10 +78,11 @@ for c in "task-arithmetic:1.3" "dare-linear --density 0.5:1.3" "dare-ties --dens
 		: >"$W/rss"
 		np=$(run1 "$PY" tests/bench/methods.py "$name" "${d:-1}" "$W/m.out.h5" "$@")
 	fi
-	awk -v n="$name" -v l="$l" -v m="$m" -v g="$goal" -v mem="$mem" -v np="$np" 'BEGIN {
-		printf "%-18s %7.2fs %7.2fs %6.2fx %4.1fx %6.0f MiB %8ss", n, l, m, m / l, g, mem / 1024, np
+	awk -v n="$name" -v l="$l" -v a="$a" -v m="$m" -v g="$goal" -v mem="$mem" -v np="$np" 'BEGIN {
+		printf "%-18s %7.2fs %7.2fs %6.2fx %4.1fx %7.2fx %6.0f MiB %8ss", n, l, m, m / l, g,
+		       m / a, mem / 1024, np
 		if (np != "-") printf " %6.1fx faster", np / m
 		printf "%s\n", (m / l > g ? "  (over)" : "") }'
 	rm -f "$W/m.rss"
 done
-rm -f "$W"/m.out.h5 "$W/lin.t" "$W/m.t" "$W/time" "$W/stderr" "$W/rss"
+rm -f "$W"/m.out.h5 "$W/lin.t" "$W/all.t" "$W/m.t" "$W/time" "$W/stderr" "$W/rss"
