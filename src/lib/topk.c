@@ -145,22 +145,30 @@ static uint64_t count_above(const uint64_t *keys, size_t n, uint64_t key)
 	return above;
 }
 
+CKPT_WIDE_VECTORS
 static void gather_guess(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
                          size_t n, size_t cap)
 {
-	enum { CHUNK = 256 };
 	size_t c = b->ncand[lane], i = 0;
 	uint64_t lo = b->glo, span = b->ghi - b->glo;
 	struct candidate *cand = b->cand[lane];
 
 	b->above[lane] += count_above(keys, n, lo + span);
-	/* without a branch per key while the room cannot run out (each key
-	 * written where the next one in the window goes) */
-	for (size_t e; i < n && c + CHUNK <= cap;)
-		for (e = i + CHUNK < n ? i + CHUNK : n; i < e; i++) {
-			cand[c] = (struct candidate){keys[i], start + i};
-			c += keys[i] - lo <= span ? 1u : 0u;
+	/* 8 keys at a time while the room cannot run out: most groups have
+	 * none in the window; in the others, no branch per key (each written
+	 * where the next one in the window goes) */
+	for (; i + 8 <= n && c + 8 <= cap; i += 8) {
+		uint64_t any = 0;
+
+		for (size_t j = 0; j < 8; j++)
+			any |= keys[i + j] - lo <= span ? 1u : 0u;
+		if (!any)
+			continue;
+		for (size_t j = 0; j < 8; j++) {
+			cand[c] = (struct candidate){keys[i + j], start + i + j};
+			c += keys[i + j] - lo <= span ? 1u : 0u;
 		}
+	}
 	for (; i < n; i++) {
 		if (keys[i] - lo > span) /* (outside [lo, lo + span]: most) */
 			continue;
