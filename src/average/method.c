@@ -129,7 +129,7 @@ static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **c
 		                     calloc(j->nin, sizeof *h[t].at), 0, 0, 0, doubles};
 		if ((doubles && !h[t].buf) || !h[t].x || !h[t].in || !h[t].at)
 			die("out of memory");
-		for (size_t k = 0; k < j->nin; k++)
+		for (size_t k = 0; doubles && k < j->nin; k++)
 			h[t].x[k] = h[t].buf + k * PIECE;
 	}
 	/* slab i computed on two threads while slab i + 1 is read (a slab's

@@ -10,16 +10,12 @@
 #define CKPT_WIDE_VECTORS __attribute__((target_clones("avx2", "default")))
 /* (for 64-bit integer products: x86-64-v4 (AVX-512DQ) has them, AVX2 not) */
 #define CKPT_WIDE_PRODUCTS __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+/* (the FMA instruction in a function of its own, chosen at run time;
+ * elsewhere Dekker's product does without) */
+#define CKPT_HAVE_FMA 1
 #else
 #define CKPT_WIDE_VECTORS
 #define CKPT_WIDE_PRODUCTS
-#endif
-
-/* The FMA instruction in a function of its own, chosen at run time (GCC
- * on x86-64 Linux; elsewhere Dekker's product does without). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define CKPT_HAVE_FMA 1
-#else
 #define CKPT_HAVE_FMA 0
 #endif
 
