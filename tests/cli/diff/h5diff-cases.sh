@@ -3,6 +3,9 @@
 # -d = --atol) reach h5diff's verdict -- except where it rightly differs:
 # ckpt-diff compares variables, not attributes or links, and counts a shape
 # difference even when both shapes hold no element.
+# (Not under valgrind: a hundred comparisons of the paths diff/tolerances,
+# diff/report and diff/interop-numpy take there, over a minute.)
+not_under_valgrind
 need_real
 cases=$(sh "$TOP/tests/interop/h5diff_cases.sh" "$BIN/ckpt-diff" "$REAL/h5diff") ||
 	fail "runner failed"
