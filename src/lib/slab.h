@@ -19,8 +19,9 @@
 #include "file.h"
 
 /* Default slab size: large enough that HDF5's per-call cost vanishes, small
- * enough that several inputs side by side stay far below 64 MiB. */
-#define CKPT_SLAB_BYTES (4u << 20)
+ * enough that several inputs side by side stay in cache (and far below
+ * 64 MiB): 1 MiB - ckpt-flatten of 1 GiB 0.57 s at 4 MiB, 0.37 s here. */
+#define CKPT_SLAB_BYTES (1u << 20)
 
 /* Where a slab lies in its variable: a hyperslab of n values. */
 typedef struct ckpt_region {
