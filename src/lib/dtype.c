@@ -465,6 +465,48 @@ static size_t narrow_i64(const double *src, int64_t *o, size_t n)
 	return bad;
 }
 
+/* A 16-bit float rounded to nearest even from the double's bits, where the
+ * double is 0 or the result normal or an overflow to Inf (integer
+ * arithmetic, no branch: it vectorises); returns whether some element is
+ * neither (a subnormal result, NaN, Inf, huge), which half_encode() then
+ * takes. */
+static inline int encode_normal(const double *src, uint16_t *h, size_t n, int ebits, int mbits)
+{
+	const int shift = 52 - mbits;
+	const uint64_t rebias = (uint64_t)(1023 - ((1 << (ebits - 1)) - 1)) << 52;
+	const uint64_t least = rebias + (UINT64_C(1) << 52); /* the least normal */
+	const uint64_t span = ((uint64_t)(1 << ebits) - 2) << 52; /* to exponent all ones */
+	const uint64_t half = (UINT64_C(1) << (shift - 1)) - 1;
+	uint64_t other = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double d = src[i];
+		uint64_t u, mag, r;
+
+		memcpy(&u, &d, sizeof u);
+		mag = u & ~(UINT64_C(1) << 63);
+		r = (mag - rebias + half + (mag >> shift & 1)) >> shift;
+		r = mag == 0 ? 0 : r;
+		h[i] = (uint16_t)((u >> 63) << (ebits + mbits) | (r & 0x7fff));
+		other |= (mag - least >= span) & (mag != 0);
+	}
+	return other != 0;
+}
+
+static inline size_t narrow_half(const double *src, uint16_t *h, size_t n, int ebits, int mbits)
+{
+	const uint16_t inf = (uint16_t)(((1 << ebits) - 1) << mbits);
+	size_t bad = 0;
+
+	if (encode_normal(src, h, n, ebits, mbits))
+		for (size_t i = 0; i < n; i++)
+			h[i] = (uint16_t)half_encode(src[i], ebits, mbits);
+	/* (& and fabs, not && and isinf: no branch, so that this vectorises) */
+	for (size_t i = 0; i < n; i++)
+		bad += ((h[i] & 0x7fff) == inf) & (fabs(src[i]) <= DBL_MAX);
+	return bad;
+}
+
 CKPT_WIDE_VECTORS /* and the 16-bit encoders */
 size_t ckpt_from_double(ckpt_dtype t, const double *src, void *dst, size_t n)
 {
@@ -490,19 +532,8 @@ size_t ckpt_from_double(ckpt_dtype t, const double *src, void *dst, size_t n)
 		}
 		break;
 	}
-	/* (& and fabs, not && and isinf: no branch, so that these vectorise) */
-	case CKPT_F16:
-		for (size_t i = 0; i < n; i++) {
-			h[i] = ckpt_double_to_f16(src[i]);
-			bad += ((h[i] & 0x7fff) == 0x7c00) & (fabs(src[i]) <= DBL_MAX);
-		}
-		break;
-	case CKPT_BF16:
-		for (size_t i = 0; i < n; i++) {
-			h[i] = ckpt_double_to_bf16(src[i]);
-			bad += ((h[i] & 0x7fff) == 0x7f80) & (fabs(src[i]) <= DBL_MAX);
-		}
-		break;
+	case CKPT_F16: bad = narrow_half(src, h, n, 5, 10); break;
+	case CKPT_BF16: bad = narrow_half(src, h, n, 8, 7); break;
 	case CKPT_F8E4M3: /* (no infinity: overflow and Inf are NaN) */
 		for (size_t i = 0; i < n; i++) {
 			((uint8_t *)dst)[i] = ckpt_double_to_e4m3(src[i]);
@@ -594,6 +625,32 @@ size_t ckpt_convert(ckpt_dtype from, const void *src, ckpt_dtype to, void *dst,
 		bad += ckpt_from_double(to, d, (char *)dst + off * ts, m);
 	}
 	return bad;
+}
+
+/* (bfloat16: the top half of a float32, shifted into place) */
+CKPT_WIDE_VECTORS
+void ckpt_to_float(ckpt_dtype t, const void *src, float *dst, size_t n)
+{
+	const uint16_t *h = src;
+	double d[BLOCK];
+
+	if (t == CKPT_F32) {
+		memcpy(dst, src, n * sizeof *dst);
+	} else if (t == CKPT_BF16) {
+		for (size_t i = 0; i < n; i++) {
+			uint32_t u = (uint32_t)h[i] << 16;
+
+			memcpy(&dst[i], &u, sizeof u);
+		}
+	} else {
+		for (size_t off = 0; off < n; off += BLOCK) {
+			size_t m = n - off < BLOCK ? n - off : BLOCK;
+
+			ckpt_to_double(t, h + off, d, m);
+			for (size_t i = 0; i < m; i++)
+				dst[off + i] = (float)d[i];
+		}
+	}
 }
 
 /* Significand bits of a float type; value bits of an integer type. */

@@ -40,6 +40,10 @@ int ckpt_dtype_is_signed(ckpt_dtype t); /* signed integers only */
  * uint64 beyond 2^53 round to nearest, ties to even). */
 void ckpt_to_double(ckpt_dtype t, const void *src, double *dst, size_t n);
 
+/* Exact widening of n values of a type float holds (float16, bfloat16,
+ * float32) to float; a NaN stays a NaN (its payload not kept). */
+void ckpt_to_float(ckpt_dtype t, const void *src, float *dst, size_t n);
+
 /* Narrowing with round-to-nearest-even; floats overflow to +-Inf, integers
  * saturate.  Returns how many values could not be represented (a finite
  * value that became Inf, or for integers NaN/Inf/out of range). */

@@ -468,13 +468,21 @@ static int f32_block(const ckpt_mvar *v, struct scratch *s, const void *const *i
 
 	if (!s->f32 || v->nx + 1 > sizeof at / sizeof *at)
 		return 0;
-	for (size_t k = 0; k <= v->nx; k++)
-		at[k] = (const float *)in[k] + off;
+	for (size_t k = 0; k <= v->nx; k++) {
+		const char *x = (const char *)in[k] + off * ckpt_dtype_size(v->types[k]);
+
+		at[k] = (const float *)x;
+		if (v->types[k] != CKPT_F32) {
+			ckpt_to_float(v->types[k], x, s->frow + k * BLOCK, m);
+			at[k] = s->frow + k * BLOCK;
+		}
+	}
 	if (ckpt_method_random(v->m->kind))
 		dare_mask(v, s, start + off, m);
 	if (ckpt_method_ranks(v->m->kind))
 		magnitude_window_f32(v, s, at, start + off, m);
-	return ckpt_mquick_f32(v, s, at, (float *)out + off, m, masked, bad);
+	return ckpt_mquick_f32(v, s, at, (char *)out + off * ckpt_dtype_size(v->out), m, masked,
+	                       bad);
 }
 
 /* The block at off. */
@@ -534,11 +542,13 @@ size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,
 	size_t nx = v->nx, bad = 0;
 	double *rows = malloc((6 * nx * BLOCK + nx + 1) * sizeof *rows);
 	unsigned char *flags = malloc(nx + 1);
+	float *frow = malloc((nx + 1) * BLOCK * sizeof *frow);
 
-	if (!s || !rows || !flags) {
+	if (!s || !rows || !flags || !frow) {
 		free(s);
 		free(rows);
 		free(flags);
+		free(frow);
 		return SIZE_MAX;
 	}
 	s->x = rows;
@@ -549,6 +559,7 @@ size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,
 	s->pkeep = rows + 5 * nx * BLOCK;
 	s->x1 = rows + 6 * nx * BLOCK;
 	s->keep1 = flags;
+	s->frow = frow;
 	for (size_t i = 0; i < BLOCK; i++)
 		s->ones[i] = 1;
 	s->exact_c = ckpt_mquick_exact_constant(v);
@@ -561,5 +572,6 @@ size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,
 	free(s);
 	free(rows);
 	free(flags);
+	free(frow);
 	return bad;
 }

@@ -33,6 +33,7 @@ struct scratch {
 	double *px, *pkeep;     /* the pending elements' rows */
 	unsigned char *keep1;
 	double *x1;
+	float *frow;            /* f32 == 2: the block's inputs widened */
 };
 
 /* Track a term's size: the largest, and the least nonzero. */
@@ -86,12 +87,14 @@ int ckpt_mquick_applies(const ckpt_mvar *v);
 double ckpt_mquick_exact_constant(const ckpt_mvar *v);
 size_t ckpt_mquick(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, int masked);
 
-/* Its float32 step (all float32, no election or windows): whether it
- * applies to v; the block's m elements from the inputs (the base's, then
- * the models') into out where the whole block is exact (else 0, nothing
- * done), adding the values that overflowed to *bad. */
+/* Its float32 step (the inputs float32, or 16-bit floats widened to
+ * float): whether it applies to v (0; 1: all float32; 2: through float
+ * rows); the block's m elements from the inputs (the base's, then the
+ * models') into out, of v's output type, where the whole block is exact or
+ * bounded (else 0, nothing done), adding the values that overflowed to
+ * *bad. */
 int ckpt_mquick_f32_applies(const ckpt_mvar *v, double exact_c);
-int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, float *out,
+int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, void *out,
                     size_t m, int masked, size_t *bad);
 
 #endif

@@ -111,15 +111,30 @@ static inline const double *keep_row(const struct scratch *s, size_t k, int mask
 	return masked ? s->keep + k * BLOCK : s->ones;
 }
 
-/* Whether the float32 step below applies to v: every input and the
- * output float32, and some element exact or nothing elected. */
+static int float_holds(ckpt_dtype t)
+{
+	return t == CKPT_F32 || t == CKPT_BF16 || t == CKPT_F16;
+}
+
+/* Whether the float32 step below applies to v: 1 where every input and the
+ * output are float32 (some element exact, or nothing elected); 2 where
+ * they are float16, bfloat16 or float32 but not all float32, and some
+ * element can be exact - the inputs widened to float (exactly), its exact
+ * blocks only. */
 int ckpt_mquick_f32_applies(const ckpt_mvar *v, double exact_c)
 {
-	for (size_t k = 0; k <= v->nx; k++)
-		if (v->types[k] != CKPT_F32)
+	int all = v->out == CKPT_F32;
+
+	if (!float_holds(v->out) || !ckpt_mquick_applies(v))
+		return 0;
+	for (size_t k = 0; k <= v->nx; k++) {
+		if (!float_holds(v->types[k]))
 			return 0;
-	return v->out == CKPT_F32 && ckpt_mquick_applies(v) &&
-	       (exact_c != 0 || !ckpt_method_elects(v->m->kind));
+		all &= v->types[k] == CKPT_F32;
+	}
+	if (!all)
+		return exact_c != 0 ? 2 : 0;
+	return exact_c != 0 || !ckpt_method_elects(v->m->kind);
 }
 
 /* Whether every element of the block lies within the exact span:
@@ -226,10 +241,11 @@ static int bounded_f32(const ckpt_mvar *v, struct scratch *s, const float *const
 
 /* r = (a D b + lambda S) / D, from the float32 inputs (in: the base, then the
  * models, at the block) where the block is within the exact span: one
- * rounding (ckpt_mquick_exact_constant()).  Returns 0 (nothing done) where it
- * is not; else 1, with the overflowed values added to *bad. */
+ * rounding (ckpt_mquick_exact_constant()), into out of v's output type.
+ * Returns 0 (nothing done) where it is not; else 1, with the overflowed
+ * values added to *bad. */
 CKPT_WIDE_VECTORS
-int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, float *out,
+int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, void *out,
                     size_t m, int masked, size_t *bad)
 {
 	const float *b = in[0];
@@ -238,7 +254,7 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 	uint64_t over = 0;
 
 	if (s->exact_c == 0 || !block_exact(in, v->nx + 1, m, s->exact_c))
-		return elects ? 0 : bounded_f32(v, s, in, out, m, masked, bad);
+		return elects || v->out != CKPT_F32 ? 0 : bounded_f32(v, s, in, out, m, masked, bad);
 	for (size_t i = 0; i < m; i++)
 		s->shi[i] = s->whi[i] = s->res[i] = 0;
 	if (elects) /* (then the agreeing models' sums) */
@@ -270,9 +286,11 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 		float f = (float)r;
 
 		over += fabsf(f) > 0x1.fffffep127f ? 1u : 0u;
-		out[i] = f;
+		s->res[i] = r;
+		if (v->out == CKPT_F32)
+			((float *)out)[i] = f;
 	}
-	*bad += over;
+	*bad += v->out == CKPT_F32 ? over : ckpt_from_double(v->out, s->res, out, m);
 	return 1;
 }
 

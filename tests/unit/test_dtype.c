@@ -186,6 +186,71 @@ static void fast_encoders_match_reference(void **state)
 	check_encoders(double_of_bits(0x7ff0000000000001ULL)); /* signalling NaN */
 }
 
+/* The slab encoders (ckpt_from_double: integer arithmetic where the
+ * result is normal, the scalar encoder elsewhere) give the reference's
+ * bits and count the overflows: per format, random values over its normal
+ * range, exact ties between adjacent values and their neighbours, in slabs
+ * of 256 that mostly hold no value the fast step leaves, and in a fifth of
+ * them one (a subnormal result, NaN, Inf, huge, zero). */
+static void fill_for_format(double *d, size_t n, int eb, int mb, uint64_t x)
+{
+	const double odd[] = {0.0, -0.0, 65520, 0x1p-20, INFINITY, -INFINITY, NAN, DBL_MAX,
+	                      0x1p-140, 3.4e38, -0x1.ffp127, 0x1.fffp15, DBL_TRUE_MIN};
+	uint32_t first = 1u << mb, last = ((1u << eb) - 1) << mb; /* normal, finite */
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		v = first + (uint32_t)(x >> 32) % (last - first - 1);
+		d[i] = ckpt_float_decode(v, eb, mb);
+		if (i % 2) /* a tie, or beside one */
+			d[i] = (d[i] + ckpt_float_decode(v + 1, eb, mb)) / 2;
+		if (i % 4 == 3)
+			d[i] = nextafter(d[i], x & 4 ? INFINITY : 0);
+		if (i % 8 == 2) /* anything in the range */
+			d[i] *= 1 + (double)(x >> 12) * 0x1p-53;
+		d[i] = x & 1 ? -d[i] : d[i];
+	}
+	for (size_t at = 0; at < n; at += 256) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		if (x % 5 == 0)
+			d[at + x % 256] = odd[(x >> 20) % (sizeof odd / sizeof *odd)];
+	}
+}
+
+static void slab_encoders_match_reference(void **state)
+{
+	enum { N = 1 << 20, SLAB = 256 };
+	double *d = malloc(N * sizeof *d);
+	uint16_t *h = malloc(N * sizeof *h);
+
+	(void)state;
+	assert_non_null(d);
+	assert_non_null(h);
+	for (int t = 0; t < 2; t++) {
+		ckpt_dtype type = t ? CKPT_BF16 : CKPT_F16;
+		int eb = t ? 8 : 5, mb = t ? 7 : 10;
+
+		fill_for_format(d, N, eb, mb, 0x2545f4914f6cdd1dULL + (uint64_t)t);
+		for (size_t at = 0; at < N; at += SLAB) {
+			size_t bad = ckpt_from_double(type, d + at, h + at, SLAB), want = 0;
+
+			for (size_t i = at; i < at + SLAB; i++) {
+				uint32_t r = ckpt_float_encode(d[i], eb, mb);
+
+				if (h[i] != r)
+					fail_msg("%s of %a: %#x, want %#x", ckpt_dtype_name(type), d[i],
+					         h[i], r);
+				want += (r & 0x7fff) == (((1u << eb) - 1) << mb) && isfinite(d[i]);
+			}
+			assert_int_equal(bad, want);
+		}
+	}
+	free(d);
+	free(h);
+}
+
 static void generic_encoder_matches_hardware(void **state)
 {
 	uint64_t x = 88172645463325252ULL;
@@ -412,6 +477,7 @@ int main(void)
 		cmocka_unit_test(generic_encoder_matches_hardware),
 		cmocka_unit_test(fast_decoders_match_reference),
 		cmocka_unit_test(fast_encoders_match_reference),
+		cmocka_unit_test(slab_encoders_match_reference),
 		cmocka_unit_test(slab_decoders_match_reference),
 		cmocka_unit_test(widen_every_type),
 		cmocka_unit_test(narrow_integers),
