@@ -3,6 +3,8 @@
 #include "vec.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +45,7 @@ struct ckpt_topk {
 	struct candidate *sample; /* model k's: per_model from k per_model */
 	size_t per_model;
 	size_t *nsample;
+	atomic_int failed; /* (out of memory in a selection) */
 };
 
 static int new_histograms(struct boundary *b)
@@ -87,6 +90,7 @@ ckpt_topk *ckpt_topk_new(size_t nmodels, uint64_t n, uint64_t lo, uint64_t hi)
 
 	if (!t || !(t->b = calloc(2 * nmodels + 1, sizeof *t->b)))
 		return free(t), NULL;
+	atomic_init(&t->failed, 0);
 	t->nb = 2 * nmodels;
 	t->n = n;
 	for (size_t k = 0; k < nmodels; k++)
@@ -372,12 +376,53 @@ static int end_one(struct boundary *b, size_t cap)
 	return 0;
 }
 
+/* Tasks 0..n-1 by fn, on this thread and one more: the selections between
+ * passes, which the readers wait for. */
+struct spread {
+	void (*fn)(ckpt_topk *t, size_t i);
+	ckpt_topk *t;
+	size_t n;
+	atomic_size_t next;
+};
+
+static void *spread_run(void *arg)
+{
+	struct spread *sp = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&sp->next, 1)) < sp->n)
+		sp->fn(sp->t, i);
+	return NULL;
+}
+
+static void spread(void (*fn)(ckpt_topk *t, size_t i), ckpt_topk *t, size_t n, int two)
+{
+	struct spread sp = {fn, t, n, 0};
+	pthread_t th;
+
+	two = two && n > 1 && pthread_create(&th, NULL, spread_run, &sp) == 0;
+	spread_run(&sp);
+	if (two)
+		pthread_join(th, NULL);
+}
+
+/* Whether the selections ahead are worth a thread's start: a large
+ * variable's (a small one's take less). */
+static int large(const ckpt_topk *t)
+{
+	return t->n >= 4 * (uint64_t)t->cap;
+}
+
+static void end_task(ckpt_topk *t, size_t i)
+{
+	if (end_one(&t->b[i], t->cap) < 0)
+		t->failed = 1;
+}
+
 int ckpt_topk_end_pass(ckpt_topk *t)
 {
-	for (size_t i = 0; i < t->nb; i++)
-		if (end_one(&t->b[i], t->cap) < 0)
-			return -1;
-	return 0;
+	spread(end_task, t, t->nb, large(t));
+	return t->failed ? -1 : 0;
 }
 
 void ckpt_topk_cuts(const ckpt_topk *t, size_t k, ckpt_rank_cut *lo, ckpt_rank_cut *hi)
@@ -436,13 +481,15 @@ static void guess_one(struct boundary *b, struct candidate *s, size_t ns, uint64
 	b->rank = b->rem;
 	b->ghi = UINT64_MAX;
 	b->glo = 0;
-	if (p - h >= 0) {
-		select_rank(s, ns, (size_t)(p - h));
-		b->ghi = s[(size_t)(p - h)].key;
-	}
+	/* (the lower rank then among those ranked before the higher one) */
 	if (p + h < (double)ns - 1) {
 		select_rank(s, ns, (size_t)(p + h) + 1);
 		b->glo = s[(size_t)(p + h) + 1].key;
+		ns = (size_t)(p + h) + 1;
+	}
+	if (p - h >= 0) {
+		select_rank(s, ns, (size_t)(p - h));
+		b->ghi = s[(size_t)(p - h)].key;
 	}
 	b->room = cap / 2;
 	b->guessing = 1;
@@ -462,14 +509,18 @@ static void guess_room(struct boundary *b)
 	}
 }
 
+static void guess_task(ckpt_topk *t, size_t k)
+{
+	struct candidate *s = t->sample + k * t->per_model;
+
+	guess_one(&t->b[2 * k], s, t->nsample[k], t->n, t->cap);
+	guess_one(&t->b[2 * k + 1], s, t->nsample[k], t->n, t->cap);
+}
+
 void ckpt_topk_guess(ckpt_topk *t)
 {
-	for (size_t k = 0; t->sample && k < t->nb / 2; k++) {
-		struct candidate *s = t->sample + k * t->per_model;
-
-		guess_one(&t->b[2 * k], s, t->nsample[k], t->n, t->cap);
-		guess_one(&t->b[2 * k + 1], s, t->nsample[k], t->n, t->cap);
-	}
+	if (t->sample)
+		spread(guess_task, t, t->nb / 2, large(t));
 	free(t->sample);
 	free(t->nsample);
 	t->sample = NULL;
