@@ -40,8 +40,9 @@ int ckpt_dtype_is_signed(ckpt_dtype t); /* signed integers only */
  * uint64 beyond 2^53 round to nearest, ties to even). */
 void ckpt_to_double(ckpt_dtype t, const void *src, double *dst, size_t n);
 
-/* Exact widening of n values of a type float holds (float16, bfloat16,
- * float32) to float; a NaN stays a NaN (its payload not kept). */
+/* Exact widening of n values of a type float holds (ckpt_dtype_holds(
+ * CKPT_F32, t): float16, bfloat16, the 8-bit floats and integers, ...) to
+ * float; a NaN stays a NaN (its payload not kept). */
 void ckpt_to_float(ckpt_dtype t, const void *src, float *dst, size_t n);
 
 /* Narrowing with round-to-nearest-even; floats overflow to +-Inf, integers

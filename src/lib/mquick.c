@@ -116,11 +116,10 @@ static int float_holds(ckpt_dtype t)
 	return t == CKPT_F32 || t == CKPT_BF16 || t == CKPT_F16;
 }
 
-/* Whether the float32 step below applies to v: 1 where every input and the
- * output are float32 (some element exact, or nothing elected); 2 where
- * they are float16, bfloat16 or float32 but not all float32, and some
- * element can be exact - the inputs widened to float (exactly), its exact
- * blocks only. */
+/* Whether the float32 step below applies to v (some element exact, or
+ * nothing elected): 1 where every input and the output are float32; 2
+ * where they are float16, bfloat16 or float32 but not all float32 (the
+ * inputs widened to float exactly, block by block). */
 int ckpt_mquick_f32_applies(const ckpt_mvar *v, double exact_c)
 {
 	int all = v->out == CKPT_F32;
@@ -132,9 +131,9 @@ int ckpt_mquick_f32_applies(const ckpt_mvar *v, double exact_c)
 			return 0;
 		all &= v->types[k] == CKPT_F32;
 	}
-	if (!all)
-		return exact_c != 0 ? 2 : 0;
-	return exact_c != 0 || !ckpt_method_elects(v->m->kind);
+	if (exact_c == 0 && ckpt_method_elects(v->m->kind))
+		return 0;
+	return all ? 1 : 2;
 }
 
 /* Whether every element of the block lies within the exact span:
@@ -188,6 +187,41 @@ static void elect_f32(const ckpt_mvar *v, struct scratch *s, const float *const 
 		s->res[i] = s->res[i] >= 0 ? 1.0 : -1.0;
 }
 
+/* r = a b + lambda S / D, and what it may be off by (*e) */
+static inline double bounded_r(double a, double lambda, const struct scratch *s, double bi,
+                               size_t i, double inv, double n, double *e)
+{
+	*e = n * 0x1p-50 * (fabs(a * bi) + fabs(lambda) * s->smag[i] * fabs(inv)) + 0x1p-1060;
+	return a * bi + lambda * (s->shi[i] * inv);
+}
+
+/* bounded_f32()'s end into a 16-bit type: both bounds rounded into it */
+CKPT_WIDE_VECTORS
+static int bounded_narrow(const ckpt_mvar *v, struct scratch *s, const float *b, void *out,
+                          size_t m, size_t *bad)
+{
+	double n = (double)v->nx + 10, inv = 1 / v->dc, a = v->a, lambda = v->lambda;
+	size_t es = ckpt_dtype_size(v->out), over;
+	uint64_t apart = 0;
+
+	for (size_t i = 0; i < m; i++) {
+		double e, r = bounded_r(a, lambda, s, b[i], i, inv, n, &e);
+
+		s->rlo[i] = r - e;
+		s->rhi[i] = r + e;
+		apart += !(e <= 0x1p1000) || !(fabs(r) <= 0x1.fffffffffffffp1023) ? 1u : 0u;
+	}
+	if (apart)
+		return 0;
+	over = ckpt_from_double(v->out, s->rlo, s->lo_out, m);
+	ckpt_from_double(v->out, s->rhi, s->hi_out, m);
+	if (memcmp(s->lo_out, s->hi_out, m * es) != 0)
+		return 0;
+	memcpy(out, s->lo_out, m * es);
+	*bad += over;
+	return 1;
+}
+
 /* Where the block is not exact (or no element can be) and nothing is
  * elected: ckpt_mquick()'s arithmetic and bound, from the float32 inputs
  * (times 1 / D rather than divided by D: two roundings for one, counted),
@@ -195,7 +229,7 @@ static void elect_f32(const ckpt_mvar *v, struct scratch *s, const float *const 
  * the block goes the general way). */
 CKPT_WIDE_VECTORS
 static int bounded_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in,
-                       float *out, size_t m, int masked, size_t *bad)
+                       void *out, size_t m, int masked, size_t *bad)
 {
 	const float *b = in[0];
 	double n = (double)v->nx + 10, a = v->a, lambda = v->lambda, inv = 1 / v->dc;
@@ -218,10 +252,10 @@ static int bounded_f32(const ckpt_mvar *v, struct scratch *s, const float *const
 			s->smag[i] += fabs(p);
 		}
 	}
+	if (v->out != CKPT_F32)
+		return bounded_narrow(v, s, b, out, m, bad);
 	for (size_t i = 0; i < m; i++) {
-		double bi = b[i], r = a * bi + lambda * (s->shi[i] * inv);
-		double e = n * 0x1p-50 * (fabs(a * bi) + fabs(lambda) * s->smag[i] * fabs(inv)) +
-		           0x1p-1060;
+		double bi = b[i], e, r = bounded_r(a, lambda, s, bi, i, inv, n, &e);
 		float lo = (float)(r - e), hi = (float)(r + e);
 		uint32_t l, h;
 
@@ -234,7 +268,7 @@ static int bounded_f32(const ckpt_mvar *v, struct scratch *s, const float *const
 	if (apart)
 		return 0;
 	for (size_t i = 0; i < m; i++)
-		out[i] = (float)s->res[i];
+		((float *)out)[i] = (float)s->res[i];
 	*bad += over;
 	return 1;
 }
@@ -254,7 +288,7 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 	uint64_t over = 0;
 
 	if (s->exact_c == 0 || !block_exact(in, v->nx + 1, m, s->exact_c))
-		return elects || v->out != CKPT_F32 ? 0 : bounded_f32(v, s, in, out, m, masked, bad);
+		return elects ? 0 : bounded_f32(v, s, in, out, m, masked, bad);
 	for (size_t i = 0; i < m; i++)
 		s->shi[i] = s->whi[i] = s->res[i] = 0;
 	if (elects) /* (then the agreeing models' sums) */
