@@ -35,6 +35,13 @@ struct boundary {
 	int hist_too;           /* a likely miss: the histograms fed beside */
 	size_t room;
 	uint64_t glo, ghi, rank, above[LANES];
+	/* hist_too's window: the keys whose top 64 - shift bits are base ..
+	 * base + 2^DIGIT - 1 (the sample's wider window) counted by those bits
+	 * (whist: NULL where there is none), the others in the top digit's
+	 * histograms, those above the window also apart (wabove) */
+	int shift;
+	uint32_t *whist[LANES];
+	uint64_t base, over_top, wabove[LANES];
 };
 
 struct ckpt_topk {
@@ -56,6 +63,14 @@ static int new_histograms(struct boundary *b)
 	return 0;
 }
 
+static void free_window(struct boundary *b)
+{
+	for (int l = 0; l < LANES; l++) {
+		free(b->whist[l]);
+		b->whist[l] = NULL;
+	}
+}
+
 static void free_lanes(struct boundary *b)
 {
 	for (int l = 0; l < LANES; l++) {
@@ -64,6 +79,7 @@ static void free_lanes(struct boundary *b)
 		b->hist[l] = NULL;
 		b->cand[l] = NULL;
 	}
+	free_window(b);
 }
 
 static int start(struct boundary *b, uint64_t n, uint64_t rank)
@@ -185,6 +201,24 @@ static void gather_guess(struct boundary *b, int lane, const uint64_t *keys, uin
 	b->ncand[lane] = c;
 }
 
+/* hist_too's histograms: a key in the window by its bits below the
+ * window's prefix, any other by the top digit (the first histogram pass's) */
+static void feed_window(struct boundary *b, int lane, const uint64_t *keys, size_t n)
+{
+	uint64_t base = b->base, *hist = b->hist[lane];
+	uint32_t *whist = b->whist[lane];
+	int shift = b->shift;
+
+	b->wabove[lane] += count_above(keys, n, b->over_top);
+	for (size_t i = 0; i < n; i++) { /* (no branch: one store each) */
+		uint64_t d = (keys[i] >> shift) - base;
+		unsigned in = d < (UINT64_C(1) << DIGIT);
+
+		whist[in ? d : 0] += in;
+		hist[keys[i] >> (63 - DIGIT)] += !in;
+	}
+}
+
 static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
                      size_t n)
 {
@@ -198,6 +232,10 @@ static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_
 				gather_guess(b, lane, keys, start, n, b->room);
 			if (!b->hist_too)
 				break;
+			if (b->whist[lane]) {
+				feed_window(b, lane, keys, n);
+				break;
+			}
 		}
 		for (size_t i = 0; i < n; i++)
 			if ((keys[i] & top) == b->prefix)
@@ -323,6 +361,53 @@ static void guessed(struct boundary *b)
 	b->phase = DONE;
 }
 
+/* A missed guess's window: where it holds the boundary, its digit is
+ * known (the keys' top 64 - shift bits: 1 returned); else its counts go
+ * into the top digit's histogram (each window digit within one of its
+ * digits), which ends the pass as without a window (0). */
+static int window_digit(struct boundary *b, size_t cap)
+{
+	uint64_t above = 0, rem, count = 0, d = UINT64_C(1) << DIGIT;
+	uint32_t *w = b->whist[0];
+
+	for (int l = 0; l < LANES; l++) {
+		above += b->wabove[l];
+		for (size_t i = 0; l && i < (size_t)1 << DIGIT; i++)
+			w[i] += b->whist[l][i];
+	}
+	rem = b->rank - above;
+	if (b->rank >= above)
+		while (d-- > 0) {
+			if (rem < w[d]) {
+				count = w[d];
+				break;
+			}
+			rem -= w[d];
+		}
+	if (count == 0) { /* (outside the window) */
+		for (d = 0; d < UINT64_C(1) << DIGIT; d++) /* (where keys are: below 2^63) */
+			if (w[d])
+				b->hist[0][((b->base + d) << b->shift) >> (63 - DIGIT)] += w[d];
+		free_window(b);
+		return 0;
+	}
+	b->known = 64 - b->shift;
+	b->prefix = (b->base + d) << b->shift;
+	b->rem = rem;
+	free_lanes(b);
+	if (b->known >= 64) {
+		b->phase = INDEX;
+	} else if (count <= cap) {
+		b->phase = COLLECT;
+		for (int l = 0; l < LANES; l++)
+			if (!(b->cand[l] = malloc((count + 1) * sizeof *b->cand[l])))
+				return -1;
+	} else if (new_histograms(b) < 0) {
+		return -1;
+	}
+	return 1;
+}
+
 static int end_one(struct boundary *b, size_t cap)
 {
 	int w;
@@ -331,12 +416,14 @@ static int end_one(struct boundary *b, size_t cap)
 	if ((b->phase == HISTOGRAM || b->phase == COLLECT) && merge_lanes(b) < 0)
 		return -1;
 	if (b->phase == HISTOGRAM && b->guessing) {
-		int hist = b->hist_too;
+		int hist = b->hist_too, r;
 
 		guessed(b); /* (else the histograms' passes start from the next) */
 		if (!hist || b->phase == DONE)
 			return 0;
 		/* (missed: the histograms fed beside end this pass) */
+		if (b->whist[0] && (r = window_digit(b, cap)) != 0)
+			return r < 0 ? -1 : 0;
 	}
 	switch (b->phase) {
 	case HISTOGRAM:
@@ -469,27 +556,65 @@ void ckpt_topk_sample(ckpt_topk *t, size_t k, const uint64_t *keys, size_t n)
  * deviations of the sample's rank (sqrt(q (1 - q) ns), q = p / ns) a
  * miss is likely: the pass feeds the histograms too, so that a miss costs
  * no pass. */
+/* The key of the sample's rank r into *key (none beyond the sample: *key
+ * unchanged); returns how many rank before it (the rest of the sample). */
+static size_t sample_key(struct candidate *s, size_t ns, double r, uint64_t *key)
+{
+	if (r < 0 || r >= (double)ns)
+		return ns;
+	select_rank(s, ns, (size_t)r);
+	*key = s[(size_t)r].key;
+	return (size_t)r;
+}
+
+/* Digits of the keys in [lo, hi]: the least shift that puts them within
+ * 2^DIGIT values of key >> shift; none where a digit would be wider than
+ * the top digit's (then the top digit's histograms alone, as without a
+ * window), its counts could pass 32 bits, or no memory is left. */
+static void window_histogram(struct boundary *b, uint64_t lo, uint64_t hi, uint64_t n)
+{
+	int shift = 0;
+
+	while (shift < 63 && (hi >> shift) - (lo >> shift) >= (UINT64_C(1) << DIGIT) - 1)
+		shift++;
+	if (shift > 63 - DIGIT || n > UINT32_MAX)
+		return;
+	for (int l = 0; l < LANES; l++)
+		b->whist[l] = calloc((size_t)1 << DIGIT, sizeof *b->whist[l]);
+	for (int l = 0; l < LANES; l++)
+		if (!b->whist[l]) {
+			free_window(b);
+			return;
+		}
+	b->shift = shift;
+	b->base = lo >> shift;
+	/* (keys are below 2^63: a top past it counts none above) */
+	b->over_top = b->base + (UINT64_C(1) << DIGIT) > (UINT64_MAX >> shift)
+	                  ? UINT64_MAX
+	                  : ((b->base + (UINT64_C(1) << DIGIT)) << shift) - 1;
+}
+
 static void guess_one(struct boundary *b, struct candidate *s, size_t ns, uint64_t n,
                       size_t cap)
 {
 	double p = (double)b->rem * (double)ns / (double)n, h = (double)cap * ns / 4.0 / (double)n;
-	double q = p / (double)(ns ? ns : 1);
+	double q = p / (double)(ns ? ns : 1), sd = sqrt(q * (1 - q) * (double)ns);
+	uint64_t wlo = 0, whi = UINT64_MAX >> 1;
 
 	if (b->phase != HISTOGRAM || b->known != 1 || ns == 0 || h < 16 || n < 2 * (uint64_t)cap)
 		return;
-	b->hist_too = h < 3 * sqrt(q * (1 - q) * (double)ns);
+	b->hist_too = h < sd * 3;
 	b->rank = b->rem;
 	b->ghi = UINT64_MAX;
 	b->glo = 0;
-	/* (the lower rank then among those ranked before the higher one) */
-	if (p + h < (double)ns - 1) {
-		select_rank(s, ns, (size_t)(p + h) + 1);
-		b->glo = s[(size_t)(p + h) + 1].key;
-		ns = (size_t)(p + h) + 1;
-	}
-	if (p - h >= 0) {
-		select_rank(s, ns, (size_t)(p - h));
-		b->ghi = s[(size_t)(p - h)].key;
+	/* (each lower rank then among those ranked before the one above it) */
+	if (b->hist_too)
+		ns = sample_key(s, ns, p + 6 * sd + 1, &wlo);
+	ns = sample_key(s, ns, p + h + 1, &b->glo);
+	ns = sample_key(s, ns, p - h, &b->ghi);
+	if (b->hist_too) {
+		sample_key(s, ns, p - 6 * sd, &whi);
+		window_histogram(b, wlo, whi, n);
 	}
 	b->room = cap / 2;
 	b->guessing = 1;

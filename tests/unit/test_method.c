@@ -219,8 +219,9 @@ static int select_with_sample(const uint64_t *keys, const uint64_t *order, size_
 
 /* A variable too large for its candidates at once: the 16-bit histogram
  * passes alone, and after a sample that predicts the boundaries (found in
- * one pass) or misleads (then found as without it, or a pass sooner): the
- * sort's elements, equal keys included. */
+ * one pass), is somewhat off (found by the window's histograms) or
+ * misleads (then found as without it, or a pass sooner): the sort's
+ * elements, equal keys included. */
 static void selects_large_variables_with_or_without_a_guess(void **state)
 {
 	enum { N = 1500000 };
@@ -249,6 +250,18 @@ static void selects_large_variables_with_or_without_a_guess(void **state)
 	none = select_with_sample(keys, order, N, NULL, 0, 200000, 600000);
 	assert_true(select_with_sample(keys, order, N, wrong, 500, 200000, 600000) <= none);
 	select_with_sample(keys, order, N, keys, 500, 200000, 600000);
+	/* a sample whose ranks lie 100000 below: the guesses miss, the
+	 * window's histograms hold the boundaries; 250000 above: the second's
+	 * does not, its counts (keys above the boundary) join the top digit's
+	 * - no pass more than none either way */
+	for (long off = 100000; off >= -250000; off -= 350000) {
+		for (long i = 0; i < 500; i++) {
+			long r = i * 3000 + off;
+
+			wrong[i] = keys[order[r < 0 ? 0 : r >= N ? N - 1 : r]];
+		}
+		assert_true(select_with_sample(keys, order, N, wrong, 500, 200000, 600000) <= none);
+	}
 	select_with_sample(keys, order, N, keys, N / 4, 5, 900000);
 	select_with_sample(keys, order, N, wrong, N / 4, 1000, 300000);
 	for (size_t r = 0; r < N; r++) /* a boundary among the 0.5s */
