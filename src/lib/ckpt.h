@@ -12,6 +12,7 @@ const char *ckpt_versions(void);
 
 #include "err.h"
 #include "dtype.h"
+#include "convert.h"
 #include "container.h"
 #include "file.h"
 #include "slab.h"

@@ -1,5 +1,6 @@
 /* decl.c - the declarations of a flat output file. */
 #include "decl.h"
+#include "convert.h"
 #include "err.h"
 #include "slab.h"
 

@@ -40,31 +40,10 @@ int ckpt_dtype_is_signed(ckpt_dtype t); /* signed integers only */
  * uint64 beyond 2^53 round to nearest, ties to even). */
 void ckpt_to_double(ckpt_dtype t, const void *src, double *dst, size_t n);
 
-/* Exact widening of n values of a type float holds (ckpt_dtype_holds(
- * CKPT_F32, t): float16, bfloat16, the 8-bit floats and integers, ...) to
- * float; a NaN stays a NaN (its payload not kept). */
-void ckpt_to_float(ckpt_dtype t, const void *src, float *dst, size_t n);
-
 /* Narrowing with round-to-nearest-even; floats overflow to +-Inf, integers
  * saturate.  Returns how many values could not be represented (a finite
  * value that became Inf, or for integers NaN/Inf/out of range). */
 size_t ckpt_from_double(ckpt_dtype t, const double *src, void *dst, size_t n);
-
-/* n values of type from as type to: exact where to holds the value,
- * otherwise rounded to nearest even (once, also from 64-bit integers to
- * narrow floats), integers saturating.  Returns how many values could not
- * be represented, as ckpt_from_double() counts them. */
-size_t ckpt_convert(ckpt_dtype from, const void *src, ckpt_dtype to, void *dst,
-                    size_t n);
-
-/* Whether type to holds every value of type from exactly. */
-int ckpt_dtype_holds(ckpt_dtype to, ckpt_dtype from);
-
-/* Of n values src of type from and dst, their conversion to type to (by
- * ckpt_convert()), how many dst does not hold exactly (a NaN that stayed
- * NaN is unchanged); *first, when there are any, the index of the first. */
-size_t ckpt_convert_changed(ckpt_dtype from, const void *src, ckpt_dtype to,
-                            const void *dst, size_t n, size_t *first);
 
 /* Whether this machine stores values big-endian. */
 int ckpt_host_big_endian(void);

@@ -6,6 +6,7 @@
  * method.c's exact arithmetic; most blocks decided first by mquick.c's
  * plain double step. */
 #include "mblockint.h"
+#include "convert.h"
 #include "eft.h"
 #include "methodint.h"
 #include "vec.h"

@@ -2,6 +2,7 @@
  * generator, and the formula for one element exactly (exact.c), for the
  * elements mblock.c's double-double arithmetic cannot decide. */
 #include "method.h"
+#include "convert.h"
 #include "exact.h"
 #include "methodint.h"
 #include "eft.h"
