@@ -541,15 +541,14 @@ size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,
 {
 	struct scratch *s = calloc(1, sizeof *s); /* (big, least: read, unused, without exact_c) */
 	size_t nx = v->nx, bad = 0;
-	double *rows = malloc((6 * nx * BLOCK + nx + 1) * sizeof *rows);
+	/* (and after them, room for the inputs widened to float) */
+	double *rows = malloc((6 * nx * BLOCK + nx + 1 + (nx + 1) * BLOCK / 2) * sizeof *rows);
 	unsigned char *flags = malloc(nx + 1);
-	float *frow = malloc((nx + 1) * BLOCK * sizeof *frow);
 
-	if (!s || !rows || !flags || !frow) {
+	if (!s || !rows || !flags) {
 		free(s);
 		free(rows);
 		free(flags);
-		free(frow);
 		return SIZE_MAX;
 	}
 	s->x = rows;
@@ -560,7 +559,7 @@ size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,
 	s->pkeep = rows + 5 * nx * BLOCK;
 	s->x1 = rows + 6 * nx * BLOCK;
 	s->keep1 = flags;
-	s->frow = frow;
+	s->frow = (float *)(rows + 6 * nx * BLOCK + nx + 1);
 	for (size_t i = 0; i < BLOCK; i++)
 		s->ones[i] = 1;
 	s->exact_c = ckpt_mquick_exact_constant(v);
@@ -573,6 +572,5 @@ size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,
 	free(s);
 	free(rows);
 	free(flags);
-	free(frow);
 	return bad;
 }

@@ -152,21 +152,11 @@ static void keys_f64(const double *restrict b, const double *restrict x,
 
 enum { CHUNK = 512 };
 
-/* Whether b and x are of types float holds, taken CHUNK at a time as floats
- * (fb, fx) by the float32 loops. */
+/* Whether b and x are of types float holds: then taken CHUNK at a time as
+ * floats by the float32 loops. */
 static int as_floats(ckpt_dtype tb, ckpt_dtype tx)
 {
 	return ckpt_dtype_holds(CKPT_F32, tb) && ckpt_dtype_holds(CKPT_F32, tx);
-}
-
-static size_t to_floats(ckpt_dtype tb, const void *b, ckpt_dtype tx, const void *x, size_t off,
-                        size_t n, float *fb, float *fx)
-{
-	size_t m = n - off < CHUNK ? n - off : CHUNK;
-
-	ckpt_to_float(tb, (const char *)b + off * ckpt_dtype_size(tb), fb, m);
-	ckpt_to_float(tx, (const char *)x + off * ckpt_dtype_size(tx), fx, m);
-	return m;
 }
 
 /* (fabs clears the sign bit: ckpt_magnitude_key()'s key) */
@@ -175,19 +165,26 @@ void ckpt_magnitude_keys(ckpt_dtype tb, const void *b, ckpt_dtype tx, const void
 {
 	double xb[CHUNK], xx[CHUNK];
 	float fb[CHUNK], fx[CHUNK];
+	int floats = as_floats(tb, tx);
 
 	if (tb == CKPT_F32 && tx == CKPT_F32) {
 		keys_f32(b, x, keys, n);
 		return;
 	}
-	for (size_t off = 0; as_floats(tb, tx) && off < n; off += CHUNK)
-		keys_f32(fb, fx, keys + off, to_floats(tb, b, tx, x, off, n, fb, fx));
-	for (size_t off = 0; !as_floats(tb, tx) && off < n; off += CHUNK) {
+	for (size_t off = 0; off < n; off += CHUNK) {
 		size_t m = n - off < CHUNK ? n - off : CHUNK;
+		const char *bo = (const char *)b + off * ckpt_dtype_size(tb);
+		const char *xo = (const char *)x + off * ckpt_dtype_size(tx);
 
-		ckpt_to_double(tb, (const char *)b + off * ckpt_dtype_size(tb), xb, m);
-		ckpt_to_double(tx, (const char *)x + off * ckpt_dtype_size(tx), xx, m);
-		keys_f64(xb, xx, keys + off, m);
+		if (floats) {
+			ckpt_to_float(tb, bo, fb, m);
+			ckpt_to_float(tx, xo, fx, m);
+			keys_f32(fb, fx, keys + off, m);
+		} else {
+			ckpt_to_double(tb, bo, xb, m);
+			ckpt_to_double(tx, xo, xx, m);
+			keys_f64(xb, xx, keys + off, m);
+		}
 	}
 }
 
@@ -236,12 +233,16 @@ int ckpt_task_vector(ckpt_dtype tb, const void *b, ckpt_dtype tx, const void *x,
 
 	if (tb == CKPT_F32 && tx == CKPT_F32)
 		return tv_f32(b, x, th, tl, n);
-	for (size_t off = 0, m; as_floats(tb, tx) && off < n; off += m) {
-		m = to_floats(tb, b, tx, x, off, n, fb, fx);
-		exact &= tv_f32(fb, fx, th + off, tl + off, m);
-	}
-	if (as_floats(tb, tx))
+	if (as_floats(tb, tx)) {
+		for (size_t off = 0; off < n; off += CHUNK) {
+			size_t m = n - off < CHUNK ? n - off : CHUNK;
+
+			ckpt_to_float(tb, (const char *)b + off * ckpt_dtype_size(tb), fb, m);
+			ckpt_to_float(tx, (const char *)x + off * ckpt_dtype_size(tx), fx, m);
+			exact &= tv_f32(fb, fx, th + off, tl + off, m);
+		}
 		return exact;
+	}
 	ckpt_to_double(tx, x, th, n);
 	ckpt_to_double(tb, b, tl, n);
 	return tv_f64(th, tl, n);

@@ -285,7 +285,6 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 	const float *b = in[0];
 	double beta = v->m->kind == CKPT_SLERP ? 0 : 1, dc = v->dc, a = v->a, lambda = v->lambda;
 	int elects = ckpt_method_elects(v->m->kind), normalised = elects && v->m->normalize;
-	uint64_t over = 0;
 
 	if (s->exact_c == 0 || !block_exact(in, v->nx + 1, m, s->exact_c))
 		return elects ? 0 : bounded_f32(v, s, in, out, m, masked, bad);
@@ -316,15 +315,10 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 	}
 	for (size_t i = 0; i < m; i++) {
 		double d = normalised ? dc * s->whi[i] : dc, dz = d == 0 ? 1 : d;
-		double r = (a * dz * (double)b[i] + lambda * s->shi[i]) / dz + 0.0; /* (+0, not -0) */
-		float f = (float)r;
 
-		over += fabsf(f) > 0x1.fffffep127f ? 1u : 0u;
-		s->res[i] = r;
-		if (v->out == CKPT_F32)
-			((float *)out)[i] = f;
+		s->res[i] = (a * dz * (double)b[i] + lambda * s->shi[i]) / dz + 0.0; /* (+0, not -0) */
 	}
-	*bad += v->out == CKPT_F32 ? over : ckpt_from_double(v->out, s->res, out, m);
+	*bad += ckpt_from_double(v->out, s->res, out, m);
 	return 1;
 }
 

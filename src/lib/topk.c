@@ -361,6 +361,25 @@ static void guessed(struct boundary *b)
 	b->phase = DONE;
 }
 
+/* A digit found (known, prefix, rem: count keys have it): the next pass
+ * collects them where the room holds them (each lane may meet all), else
+ * histograms the next digit; at 64 bits it looks for the index. */
+static int next_phase(struct boundary *b, uint64_t count, size_t cap)
+{
+	free_lanes(b);
+	if (b->known >= 64) {
+		b->phase = INDEX;
+		return 0;
+	}
+	if (count > cap)
+		return new_histograms(b);
+	b->phase = COLLECT;
+	for (int l = 0; l < LANES; l++)
+		if (!(b->cand[l] = malloc((count + 1) * sizeof *b->cand[l])))
+			return -1;
+	return 0;
+}
+
 /* A missed guess's window: where it holds the boundary, its digit is
  * known (the keys' top 64 - shift bits: 1 returned); else its counts go
  * into the top digit's histogram (each window digit within one of its
@@ -394,18 +413,7 @@ static int window_digit(struct boundary *b, size_t cap)
 	b->known = 64 - b->shift;
 	b->prefix = (b->base + d) << b->shift;
 	b->rem = rem;
-	free_lanes(b);
-	if (b->known >= 64) {
-		b->phase = INDEX;
-	} else if (count <= cap) {
-		b->phase = COLLECT;
-		for (int l = 0; l < LANES; l++)
-			if (!(b->cand[l] = malloc((count + 1) * sizeof *b->cand[l])))
-				return -1;
-	} else if (new_histograms(b) < 0) {
-		return -1;
-	}
-	return 1;
+	return next_phase(b, count, cap) < 0 ? -1 : 1;
 }
 
 static int end_one(struct boundary *b, size_t cap)
@@ -437,18 +445,8 @@ static int end_one(struct boundary *b, size_t cap)
 		}
 		b->prefix |= d << (64 - b->known - w);
 		b->known += w;
-		free_lanes(b);
-		if (b->known >= 64) {
-			b->phase = INDEX;
-		} else if (count <= cap) {
-			b->phase = COLLECT;
-			/* (each lane may meet all of them) */
-			for (int l = 0; l < LANES; l++)
-				if (!(b->cand[l] = malloc((count + 1) * sizeof *b->cand[l])))
-					return -1;
-		} else if (new_histograms(b) < 0) {
+		if (next_phase(b, count, cap) < 0)
 			return -1;
-		}
 		break;
 	case COLLECT:
 		select_rank(b->cand[0], b->ncand[0], b->rem);
