@@ -106,10 +106,10 @@ void ckpt_to_float(ckpt_dtype t, const void *src, float *dst, size_t n)
 	}
 }
 
-/* Significand bits of a float type; value bits of an integer type. */
-static int precision(ckpt_dtype t)
+int ckpt_dtype_precision(ckpt_dtype t)
 {
 	switch (t) {
+	case CKPT_OTHER: return 64;
 	case CKPT_F16: return 11;
 	case CKPT_BF16: return 8;
 	case CKPT_F32: return 24;
@@ -131,9 +131,9 @@ int ckpt_dtype_holds(ckpt_dtype to, ckpt_dtype from)
 		return 0;
 	if (fi && ti) /* a signed type never fits an unsigned one */
 		return (!ckpt_dtype_is_signed(from) || ckpt_dtype_is_signed(to)) &&
-		       precision(to) >= precision(from);
+		       ckpt_dtype_precision(to) >= ckpt_dtype_precision(from);
 	if (fi) /* integers in a float: its significand */
-		return precision(to) >= precision(from);
+		return ckpt_dtype_precision(to) >= ckpt_dtype_precision(from);
 	if (ti)
 		return 0;
 	/* floats: wider in both significand and exponent */

@@ -19,6 +19,11 @@ void ckpt_to_float(ckpt_dtype t, const void *src, float *dst, size_t n);
 size_t ckpt_convert(ckpt_dtype from, const void *src, ckpt_dtype to, void *dst,
                     size_t n);
 
+/* The significand bits of a float type (float32: 24), the value bits of an
+ * integer type (int32: 31): a value's last place is at least its size
+ * times 2^-that. */
+int ckpt_dtype_precision(ckpt_dtype t);
+
 /* Whether type to holds every value of type from exactly. */
 int ckpt_dtype_holds(ckpt_dtype to, ckpt_dtype from);
 

@@ -4,6 +4,7 @@
  * Lite, NumPy, plain pickles, GGUF, ONNX; by content, and by name where the
  * content has no mark. */
 #include "format.h"
+#include "backend.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -27,17 +28,26 @@ static int starts(const struct ckpt_probe *p, size_t at, const void *magic, size
 	return p->n >= at + len && memcmp(p->head + at, magic, len) == 0;
 }
 
-/* A zip's first member, from its local header, or NULL. */
-static const char *zip_first_member(const struct ckpt_probe *p, char *out, size_t cap)
+const char *ckpt_probe_zip_first(const struct ckpt_probe *p, char *out, size_t cap)
 {
-	size_t len;
+	unsigned char h[30 + 256];
+	size_t n = p->n < sizeof h ? p->n : sizeof h, len;
 
-	if (!starts(p, 0, "PK\3\4", 4) || p->n < 30)
+	memcpy(h, p->head, n);
+	if (n < sizeof h && p->size > n) { /* (a long name: more bytes) */
+		size_t want = p->size < sizeof h ? (size_t)p->size : sizeof h;
+
+		if (p->image)
+			memcpy(h, p->image, want), n = want;
+		else if (p->fd >= 0 && ckpt_pread_full(p->fd, h, want, 0) == (ptrdiff_t)want)
+			n = want;
+	}
+	if (n < 30 || memcmp(h, "PK\3\4", 4) != 0)
 		return NULL;
-	len = (size_t)p->head[26] | (size_t)p->head[27] << 8;
-	if (len == 0 || len >= cap || 30 + len > p->n)
+	len = (size_t)h[26] | (size_t)h[27] << 8;
+	if (len == 0 || len >= cap || 30 + len > n)
 		return NULL;
-	memcpy(out, p->head + 30, len);
+	memcpy(out, h + 30, len);
 	out[len] = '\0';
 	return out;
 }
@@ -50,9 +60,9 @@ int ckpt_torch_member(const char *m)
 
 static int npz(const struct ckpt_probe *p)
 {
-	char m[256];
+	char m[257];
 
-	return zip_first_member(p, m, sizeof m) && ends_with(m, ".npy");
+	return ckpt_probe_zip_first(p, m, sizeof m) && ends_with(m, ".npy");
 }
 
 static int pickle(const struct ckpt_probe *p)

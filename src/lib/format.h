@@ -162,6 +162,10 @@ int ckpt_format_locate(const char *path, char *out, size_t size);
 const struct ckpt_format *ckpt_format_of(const struct ckpt_probe *p);
 const char *ckpt_format_unread(const struct ckpt_probe *p);
 
+/* The name of p's zip's first member (from its local header: more bytes
+ * read than p's head where the name needs them) into out, or NULL. */
+const char *ckpt_probe_zip_first(const struct ckpt_probe *p, char *out, size_t cap);
+
 /* A zip member name that only a torch.save zip has. */
 int ckpt_torch_member(const char *member);
 

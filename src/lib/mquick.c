@@ -2,6 +2,7 @@
  * arithmetic, with a bound on its error: where both ends of the bound
  * round alike (or the arithmetic is exact) that is the result; the rest
  * of the block is left to mblock.c's double-double and exact steps. */
+#include "convert.h"
 #include "mblockint.h"
 #include "vec.h"
 
@@ -18,20 +19,6 @@ int ckpt_mquick_applies(const ckpt_mvar *v)
 		negative |= v->m->weights[k] < 0;
 	return v->out != CKPT_F64 && isfinite(v->a) && isfinite(v->lambda) &&
 	       !(negative && ckpt_method_elects(v->m->kind) && v->m->normalize);
-}
-
-/* The bits of a type's significand (its last place is at least the
- * value times 2^-p); 53 (nothing gained) for the others. */
-static int precision(ckpt_dtype t)
-{
-	switch (t) {
-	case CKPT_F32: return 24;
-	case CKPT_F16: return 11;
-	case CKPT_BF16: return 8;
-	case CKPT_F8E4M3: return 4;
-	case CKPT_F8E5M2: return 3;
-	default: return 53;
-	}
 }
 
 /* The exponent of x's lowest set bit (x a multiple of 2^that); INT_MAX
@@ -82,8 +69,8 @@ double ckpt_mquick_exact_constant(const ckpt_mvar *v)
 	double w = 0, dmax, m, c;
 	int p = 0, lw = INT_MAX, ld, e;
 
-	for (size_t k = 0; k <= v->nx; k++)
-		p = precision(v->types[k]) > p ? precision(v->types[k]) : p;
+	for (size_t k = 0; k <= v->nx; k++) /* (the widest: the most places) */
+		p = ckpt_dtype_precision(v->types[k]) > p ? ckpt_dtype_precision(v->types[k]) : p;
 	for (size_t k = 0; k < v->nx; k++) {
 		w += fabs(v->m->weights[k]);
 		lw = least_of(lw, low_bit(v->m->weights[k]));

@@ -1,7 +1,6 @@
 /* pb.c - reading and writing protocol buffers' wire format. */
 #include "pb.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 int ckpt_pb_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
@@ -70,28 +69,7 @@ int ckpt_pb_next(const unsigned char **p, const unsigned char *end, struct ckpt_
 
 /* ---- writing ---------------------------------------------------------------- */
 
-void ckpt_pb_put(struct ckpt_pb_out *o, const void *bytes, size_t n)
-{
-	if (o->failed)
-		return;
-	if (n > o->cap - o->n) {
-		size_t cap = o->cap ? o->cap : 256;
-		unsigned char *p;
-
-		while (cap - o->n < n)
-			cap *= 2;
-		if (!(p = realloc(o->p, cap))) {
-			o->failed = 1;
-			return;
-		}
-		o->p = p, o->cap = cap;
-	}
-	if (n)
-		memcpy(o->p + o->n, bytes, n);
-	o->n += n;
-}
-
-void ckpt_pb_put_varint(struct ckpt_pb_out *o, uint64_t v)
+void ckpt_pb_put_varint(struct ckpt_bytes *o, uint64_t v)
 {
 	unsigned char b[10];
 	size_t n = 0;
@@ -99,39 +77,24 @@ void ckpt_pb_put_varint(struct ckpt_pb_out *o, uint64_t v)
 	for (; v >= 0x80; v >>= 7)
 		b[n++] = (unsigned char)(v | 0x80);
 	b[n++] = (unsigned char)v;
-	ckpt_pb_put(o, b, n);
+	ckpt_bytes_put(o, b, n);
 }
 
-void ckpt_pb_put_le(struct ckpt_pb_out *o, uint64_t v, int n)
-{
-	unsigned char b[8];
-
-	for (int i = 0; i < n; i++)
-		b[i] = (unsigned char)(v >> (8 * i));
-	ckpt_pb_put(o, b, (size_t)n);
-}
-
-void ckpt_pb_put_uint(struct ckpt_pb_out *o, uint32_t number, uint64_t v)
+void ckpt_pb_put_uint(struct ckpt_bytes *o, uint32_t number, uint64_t v)
 {
 	ckpt_pb_put_varint(o, (uint64_t)number << 3);
 	ckpt_pb_put_varint(o, v);
 }
 
-void ckpt_pb_put_fixed32(struct ckpt_pb_out *o, uint32_t number, uint32_t v)
+void ckpt_pb_put_fixed32(struct ckpt_bytes *o, uint32_t number, uint32_t v)
 {
 	ckpt_pb_put_varint(o, (uint64_t)number << 3 | 5);
-	ckpt_pb_put_le(o, v, 4);
+	ckpt_bytes_put_le(o, v, 4);
 }
 
-void ckpt_pb_put_bytes(struct ckpt_pb_out *o, uint32_t number, const void *bytes, size_t n)
+void ckpt_pb_put_bytes(struct ckpt_bytes *o, uint32_t number, const void *bytes, size_t n)
 {
 	ckpt_pb_put_varint(o, (uint64_t)number << 3 | 2);
 	ckpt_pb_put_varint(o, n);
-	ckpt_pb_put(o, bytes, n);
-}
-
-void ckpt_pb_out_free(struct ckpt_pb_out *o)
-{
-	free(o->p);
-	*o = (struct ckpt_pb_out){0};
+	ckpt_bytes_put(o, bytes, n);
 }

@@ -1,12 +1,14 @@
 /* pb.h - (internal to libckpt) protocol buffers' wire format, as far as
  * the few messages ckpt reads and writes need it (TensorFlow's bundle
  * header and entries): a field at a time, bounds checked; written into a
- * growing buffer. */
+ * growing buffer (bytes.h). */
 #ifndef CKPT_PB_H
 #define CKPT_PB_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "bytes.h"
 
 struct ckpt_pb_field {
 	uint32_t number;
@@ -30,25 +32,11 @@ int ckpt_pb_next(const unsigned char **p, const unsigned char *end, struct ckpt_
 
 /* ---- writing ---------------------------------------------------------------- */
 
-/* Bytes being written, grown as needed; a failure to grow sticks (failed)
- * and is checked once at the end. */
-struct ckpt_pb_out {
-	unsigned char *p;
-	size_t n, cap;
-	int failed;
-};
-
-void ckpt_pb_put(struct ckpt_pb_out *o, const void *bytes, size_t n);
-void ckpt_pb_put_varint(struct ckpt_pb_out *o, uint64_t v);
-/* v in n little-endian bytes (n <= 8). */
-void ckpt_pb_put_le(struct ckpt_pb_out *o, uint64_t v, int n);
-
+void ckpt_pb_put_varint(struct ckpt_bytes *o, uint64_t v);
 /* Fields, as a proto3 writer makes them (the caller leaves out zeros):
  * a varint, a fixed32, bytes (an embedded message). */
-void ckpt_pb_put_uint(struct ckpt_pb_out *o, uint32_t number, uint64_t v);
-void ckpt_pb_put_fixed32(struct ckpt_pb_out *o, uint32_t number, uint32_t v);
-void ckpt_pb_put_bytes(struct ckpt_pb_out *o, uint32_t number, const void *bytes, size_t n);
-
-void ckpt_pb_out_free(struct ckpt_pb_out *o);
+void ckpt_pb_put_uint(struct ckpt_bytes *o, uint32_t number, uint64_t v);
+void ckpt_pb_put_fixed32(struct ckpt_bytes *o, uint32_t number, uint32_t v);
+void ckpt_pb_put_bytes(struct ckpt_bytes *o, uint32_t number, const void *bytes, size_t n);
 
 #endif

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bytes.h"
+
 typedef enum {
 	CKPT_PK_NONE, CKPT_PK_BOOL, CKPT_PK_INT, CKPT_PK_BIGINT, CKPT_PK_FLOAT,
 	CKPT_PK_STR, CKPT_PK_BYTES, CKPT_PK_TUPLE, CKPT_PK_LIST, CKPT_PK_DICT,
@@ -74,12 +76,10 @@ const ckpt_pk *ckpt_pk_seq(const ckpt_pk *t);
 
 /* ---- writing (pickleout.c): protocol 2, as Python's pickler writes it --------- */
 
-/* A pickle being written, grown as needed; a failure to grow sticks
- * (failed) and is checked once at the end.  memo: the next memo index. */
+/* A pickle being written (bytes.h: a failure to grow is checked once at
+ * the end); memo: the next memo index. */
 struct ckpt_pk_out {
-	unsigned char *p;
-	size_t n, cap;
-	int failed;
+	struct ckpt_bytes b;
 	uint32_t memo;
 };
 

@@ -13,37 +13,18 @@
 
 void ckpt_pk_out_free(struct ckpt_pk_out *o)
 {
-	free(o->p);
-	memset(o, 0, sizeof *o);
+	ckpt_bytes_free(&o->b);
+	o->memo = 0;
 }
 
 static void put(struct ckpt_pk_out *o, const void *p, size_t n)
 {
-	if (o->failed || n == 0)
-		return;
-	if (n > o->cap - o->n) {
-		size_t cap = o->cap ? o->cap : 256;
-		unsigned char *q;
-
-		while (cap - o->n < n)
-			cap *= 2;
-		if (!(q = realloc(o->p, cap))) {
-			o->failed = 1;
-			return;
-		}
-		o->p = q, o->cap = cap;
-	}
-	memcpy(o->p + o->n, p, n);
-	o->n += n;
+	ckpt_bytes_put(&o->b, p, n);
 }
 
 static void put_le(struct ckpt_pk_out *o, uint64_t v, int n)
 {
-	unsigned char b[8];
-
-	for (int i = 0; i < n; i++)
-		b[i] = (unsigned char)(v >> (8 * i));
-	put(o, b, (size_t)n);
+	ckpt_bytes_put_le(&o->b, v, n);
 }
 
 void ckpt_pk_op(struct ckpt_pk_out *o, unsigned char op)
@@ -129,24 +110,24 @@ void ckpt_pk_get_memo(struct ckpt_pk_out *o, uint32_t at)
 /* Protocol 2 has no bytes: Python writes _codecs.encode(text, "latin1"). */
 static void put_bytes(struct ckpt_pk_out *o, const unsigned char *p, size_t n)
 {
-	struct ckpt_pk_out t = {0};
+	struct ckpt_bytes t = {0};
 
 	for (size_t i = 0; i < n; i++) {
 		unsigned char u[2] = {(unsigned char)(0xc0 | p[i] >> 6),
 		                      (unsigned char)(0x80 | (p[i] & 0x3f))};
 
 		if (p[i] < 0x80)
-			put(&t, &p[i], 1);
+			ckpt_bytes_put(&t, &p[i], 1);
 		else
-			put(&t, u, 2);
+			ckpt_bytes_put(&t, u, 2);
 	}
 	ckpt_pk_put_global(o, "_codecs.encode");
 	ckpt_pk_put_str(o, t.failed ? "" : (const char *)t.p, t.failed ? 0 : t.n);
 	ckpt_pk_put_str(o, "latin1", 6);
 	ckpt_pk_op(o, 0x86);
 	ckpt_pk_op(o, 'R');
-	o->failed |= t.failed;
-	ckpt_pk_out_free(&t);
+	o->b.failed |= t.failed;
+	ckpt_bytes_free(&t);
 }
 
 struct writing {

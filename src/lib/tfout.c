@@ -385,10 +385,10 @@ static int tensor_crc(struct tfout *o, const struct ckpt_decl *d, const struct t
 
 /* ---- the index ------------------------------------------------------------------- */
 
-static void put_entry(struct ckpt_pb_out *e, const struct ckpt_decl *d,
+static void put_entry(struct ckpt_bytes *e, const struct ckpt_decl *d,
                       const struct tfstate *st, uint32_t crc)
 {
-	struct ckpt_pb_out shape = {0}, dim = {0};
+	struct ckpt_bytes shape = {0}, dim = {0};
 
 	for (int i = 0; i < d->v.rank; i++) {
 		dim.n = 0;
@@ -409,8 +409,8 @@ static void put_entry(struct ckpt_pb_out *e, const struct ckpt_decl *d,
 		ckpt_pb_put_fixed32(e, 6, crc);
 	if (shape.failed || dim.failed)
 		e->failed = 1;
-	ckpt_pb_out_free(&shape);
-	ckpt_pb_out_free(&dim);
+	ckpt_bytes_free(&shape);
+	ckpt_bytes_free(&dim);
 }
 
 static int by_name(const void *a, const void *b)
@@ -424,7 +424,7 @@ static int write_index(struct tfout *o, struct ckpt_tftable_out *t)
 {
 	static const unsigned char version[] = {0x08, 0x01};
 	struct ckpt_decl **sorted = malloc((o->l.n ? o->l.n : 1) * sizeof *sorted);
-	struct ckpt_pb_out e = {0};
+	struct ckpt_bytes e = {0};
 	int rc;
 
 	ckpt_pb_put_uint(&e, 1, o->nshards);
@@ -447,7 +447,7 @@ static int write_index(struct tfout *o, struct ckpt_tftable_out *t)
 	if (rc == 0 && (!sorted || e.failed))
 		rc = ckpt_seterr("out of memory");
 	free(sorted);
-	ckpt_pb_out_free(&e);
+	ckpt_bytes_free(&e);
 	return rc < 0 ? -1 : ckpt_tftable_finish(t);
 }
 

@@ -188,7 +188,7 @@ int ckpt_tftable_each(const char *name, const unsigned char *image, size_t size,
 
 /* A block being made: its entries, its restart points, the last key. */
 struct block_out {
-	struct ckpt_pb_out entries, restarts, last;
+	struct ckpt_bytes entries, restarts, last;
 	int interval, since; /* entries since the last restart point */
 	size_t n;
 };
@@ -210,9 +210,9 @@ static void block_init(struct block_out *b, int interval)
 
 static void block_free(struct block_out *b)
 {
-	ckpt_pb_out_free(&b->entries);
-	ckpt_pb_out_free(&b->restarts);
-	ckpt_pb_out_free(&b->last);
+	ckpt_bytes_free(&b->entries);
+	ckpt_bytes_free(&b->restarts);
+	ckpt_bytes_free(&b->last);
 }
 
 static void block_add(struct block_out *b, const char *key, size_t klen, const void *val,
@@ -224,16 +224,16 @@ static void block_add(struct block_out *b, const char *key, size_t klen, const v
 		while (shared < klen && shared < b->last.n && b->last.p[shared] == (unsigned char)key[shared])
 			shared++;
 	} else {
-		ckpt_pb_put_le(&b->restarts, b->entries.n, 4);
+		ckpt_bytes_put_le(&b->restarts, b->entries.n, 4);
 		b->since = 0;
 	}
 	ckpt_pb_put_varint(&b->entries, shared);
 	ckpt_pb_put_varint(&b->entries, klen - shared);
 	ckpt_pb_put_varint(&b->entries, vlen);
-	ckpt_pb_put(&b->entries, key + shared, klen - shared);
-	ckpt_pb_put(&b->entries, val, vlen);
+	ckpt_bytes_put(&b->entries, key + shared, klen - shared);
+	ckpt_bytes_put(&b->entries, val, vlen);
 	b->last.n = 0;
-	ckpt_pb_put(&b->last, key, klen);
+	ckpt_bytes_put(&b->last, key, klen);
 	b->since++;
 	b->n++;
 }
@@ -248,19 +248,19 @@ static size_t block_estimate(const struct block_out *b)
  * into *h, b emptied. */
 static int block_write(struct ckpt_tftable_out *t, struct block_out *b, struct handle *h)
 {
-	struct ckpt_pb_out *e = &b->entries;
+	struct ckpt_bytes *e = &b->entries;
 	uint32_t crc;
 	int rc;
 
 	if (!b->restarts.n)
-		ckpt_pb_put_le(&b->restarts, 0, 4);
-	ckpt_pb_put(e, b->restarts.p, b->restarts.n);
-	ckpt_pb_put_le(e, b->restarts.n / 4, 4);
-	ckpt_pb_put(e, "", 1); /* no compression */
+		ckpt_bytes_put_le(&b->restarts, 0, 4);
+	ckpt_bytes_put(e, b->restarts.p, b->restarts.n);
+	ckpt_bytes_put_le(e, b->restarts.n / 4, 4);
+	ckpt_bytes_put(e, "", 1); /* no compression */
 	if (e->failed || b->restarts.failed || b->last.failed)
 		return ckpt_seterr("%s: out of memory", t->what);
 	crc = ckpt_crc32c_extend(0, e->p, e->n);
-	ckpt_pb_put_le(e, ckpt_crc32c_mask(crc), 4);
+	ckpt_bytes_put_le(e, ckpt_crc32c_mask(crc), 4);
 	if (e->failed)
 		return ckpt_seterr("%s: out of memory", t->what);
 	h->offset = t->offset, h->size = e->n - TRAILER;
@@ -273,7 +273,7 @@ static int block_write(struct ckpt_tftable_out *t, struct block_out *b, struct h
 
 /* LevelDB's bytewise comparator: a short key k with start <= k < limit
  * (start made one), or the shortest key after start (limit NULL). */
-static void shorten(struct ckpt_pb_out *start, const char *limit, size_t llen)
+static void shorten(struct ckpt_bytes *start, const char *limit, size_t llen)
 {
 	const unsigned char *lim = (const unsigned char *)limit;
 	size_t i = 0;
@@ -299,11 +299,11 @@ static void shorten(struct ckpt_pb_out *start, const char *limit, size_t llen)
  * table's end). */
 static void index_pending(struct ckpt_tftable_out *t, const char *next, size_t nlen)
 {
-	struct ckpt_pb_out key = {0}, handle = {0};
+	struct ckpt_bytes key = {0}, handle = {0};
 
 	if (!t->has_pending)
 		return;
-	ckpt_pb_put(&key, t->data.last.p, t->data.last.n);
+	ckpt_bytes_put(&key, t->data.last.p, t->data.last.n);
 	if (!key.failed)
 		shorten(&key, next, nlen);
 	ckpt_pb_put_varint(&handle, t->pending.offset);
@@ -312,8 +312,8 @@ static void index_pending(struct ckpt_tftable_out *t, const char *next, size_t n
 		t->index.entries.failed = 1;
 	else
 		block_add(&t->index, (const char *)key.p, key.n, handle.p, handle.n);
-	ckpt_pb_out_free(&key);
-	ckpt_pb_out_free(&handle);
+	ckpt_bytes_free(&key);
+	ckpt_bytes_free(&handle);
 	t->has_pending = 0;
 }
 
@@ -346,7 +346,7 @@ int ckpt_tftable_finish(struct ckpt_tftable_out *t)
 {
 	struct block_out meta;
 	struct handle mh, ih;
-	struct ckpt_pb_out footer = {0};
+	struct ckpt_bytes footer = {0};
 	int rc = 0;
 
 	if (t->data.n) {
@@ -365,11 +365,11 @@ int ckpt_tftable_finish(struct ckpt_tftable_out *t)
 	ckpt_pb_put_varint(&footer, ih.offset);
 	ckpt_pb_put_varint(&footer, ih.size);
 	while (!footer.failed && footer.n < FOOTER - 8)
-		ckpt_pb_put(&footer, "", 1);
-	ckpt_pb_put_le(&footer, CKPT_TFTABLE_MAGIC, 8);
+		ckpt_bytes_put(&footer, "", 1);
+	ckpt_bytes_put_le(&footer, CKPT_TFTABLE_MAGIC, 8);
 	rc = footer.failed ? ckpt_seterr("%s: out of memory", t->what)
 	                   : ckpt_write_all(t->fd, footer.p, footer.n, t->what);
-	ckpt_pb_out_free(&footer);
+	ckpt_bytes_free(&footer);
 	return rc;
 }
 

@@ -321,33 +321,13 @@ static void torch_close(ckpt_file *f)
 	f->backend->state = NULL;
 }
 
-/* A zip whose first member is torch's, or the legacy magic: from the
- * first bytes, more of them read where the member's name needs it. */
+/* A zip whose first member is torch's, or the legacy magic. */
 static int probe(const struct ckpt_probe *p)
 {
-	unsigned char h[30 + 256];
-	size_t n = p->n < sizeof h ? p->n : sizeof h, len;
 	char name[257];
 
-	memcpy(h, p->head, n);
-	if (n < sizeof h && p->size > n) {
-		size_t want = p->size < sizeof h ? (size_t)p->size : sizeof h;
-
-		if (p->image)
-			memcpy(h, p->image, want), n = want;
-		else if (p->fd >= 0 && ckpt_pread_full(p->fd, h, want, 0) == (ptrdiff_t)want)
-			n = want;
-	}
-	if (is_legacy(h, n))
-		return 1;
-	if (n < 30 || memcmp(h, "PK\3\4", 4) != 0)
-		return 0;
-	len = (size_t)h[26] | (size_t)h[27] << 8;
-	if (len == 0 || len > 256 || 30 + len > n)
-		return 0;
-	memcpy(name, h + 30, len);
-	name[len] = '\0';
-	return ckpt_torch_member(name);
+	return is_legacy(p->head, p->n) ||
+	       (ckpt_probe_zip_first(p, name, sizeof name) && ckpt_torch_member(name));
 }
 
 static char *storage(const ckpt_file *f, const ckpt_var *v, char *out, size_t size)

@@ -392,7 +392,7 @@ static int write_pickle(struct tout *o, struct ckpt_pk_out *p)
 	if (rc == CKPT_PK_TOO_DEEP)
 		rc = ckpt_seterr("%s: the base's structure is nested too deep (or holds itself) to "
 		                 "be written", name_of(o));
-	if (rc == 0 && p->failed)
+	if (rc == 0 && p->b.failed)
 		rc = ckpt_seterr("out of memory");
 	return rc;
 }
@@ -440,7 +440,7 @@ static int fix_layout(struct tout *o)
 	if (!(o->st = calloc(o->l.n ? o->l.n : 1, sizeof *o->st)))
 		return ckpt_seterr("out of memory");
 	rc = write_pickle(o, &p);
-	rc = rc ? rc : add_record(o, FOLDER "data.pkl", p.p, p.n);
+	rc = rc ? rc : add_record(o, FOLDER "data.pkl", p.b.p, p.b.n);
 	ckpt_pk_out_free(&p);
 	rc = rc ? rc : add_record(o, FOLDER ".format_version", "1", 1);
 	rc = rc ? rc : add_record(o, FOLDER ".storage_alignment", "64", 2);

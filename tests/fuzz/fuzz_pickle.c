@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		/* (a cycle: too deep to write) */
 		if (ckpt_pk_put_value(&o, root, as_none, NULL, NULL) == 0) {
 			ckpt_pk_op(&o, '.');
-			if (!o.failed && ckpt_pk_load(again, "again", o.p, o.n, &back, &used) != 0)
+			if (!o.b.failed && ckpt_pk_load(again, "again", o.b.p, o.b.n, &back, &used) != 0)
 				abort();
 		}
 	}

@@ -317,7 +317,7 @@ static void small_blocks_and_awkward_keys(void **state)
 
 static void protobuf_written_and_read_back(void **state)
 {
-	struct ckpt_pb_out o = {0};
+	struct ckpt_bytes o = {0};
 	const unsigned char *p;
 	struct ckpt_pb_field f;
 
@@ -338,7 +338,7 @@ static void protobuf_written_and_read_back(void **state)
 	assert_true(f.number == 4 && f.value == UINT64_MAX);
 	assert_int_equal(ckpt_pb_next(&p, o.p + o.n, &f), 0);
 	assert_int_equal(o.n, 23); /* the bytes protobuf_fields reads */
-	ckpt_pb_out_free(&o);
+	ckpt_bytes_free(&o);
 }
 
 static void protobuf_fields(void **state)
