@@ -105,6 +105,30 @@ static inline double in_window(const ckpt_rank_cut *lo, const ckpt_rank_cut *hi,
 	       (1 - below((int64_t)lo->key, (int64_t)lo->index, lo->all, key, at));
 }
 
+/* Where no element of the block [start, start + m) has a cut's index, the
+ * cut is a key alone: an element ranks above it when its key is above *g
+ * (the cut's key, or one less where the block's indices are all below its
+ * index; -1 for a cut past the last element).  Keys are at least 0, so no
+ * g overflows. */
+static int plain_cut(const ckpt_rank_cut *c, uint64_t start, size_t m, int64_t *g)
+{
+	if (c->all)
+		*g = -1;
+	else if (c->index >= start + m)
+		*g = (int64_t)c->key - 1;
+	else if (c->index <= start)
+		*g = (int64_t)c->key;
+	else
+		return 0;
+	return 1;
+}
+
+/* 1 where key is in the window: above ghi's key, not above glo's */
+static inline double in_plain_window(int64_t glo, int64_t ghi, int64_t key)
+{
+	return key > ghi && key <= glo ? 1.0 : 0.0;
+}
+
 CKPT_WIDE_VECTORS
 static void magnitude_window(const ckpt_mvar *v, struct scratch *s, uint64_t start, size_t m)
 {
@@ -112,9 +136,18 @@ static void magnitude_window(const ckpt_mvar *v, struct scratch *s, uint64_t sta
 		const double *x = s->x + k * BLOCK;
 		double *keep = s->keep + k * BLOCK;
 		ckpt_rank_cut lo = v->lo[k], hi = v->hi[k];
+		int64_t glo, ghi;
+		int plain = plain_cut(&lo, start, m, &glo) && plain_cut(&hi, start, m, &ghi);
 
-		for (size_t i = 0; i < m; i++) {
+		for (size_t i = 0; plain && i < m; i++) {
 			double a = fabs(x[i] - s->b[i]); /* the task vector rounded */
+			int64_t key;
+
+			memcpy(&key, &a, sizeof key);
+			keep[i] = in_plain_window(glo, ghi, key);
+		}
+		for (size_t i = 0; !plain && i < m; i++) {
+			double a = fabs(x[i] - s->b[i]);
 			int64_t key;
 
 			memcpy(&key, &a, sizeof key);
@@ -132,14 +165,14 @@ static void magnitude_window_f32(const ckpt_mvar *v, struct scratch *s, const fl
 		const float *x = in[k + 1], *b = in[0];
 		double *keep = s->keep + k * BLOCK;
 		ckpt_rank_cut lo = v->lo[k], hi = v->hi[k];
+		int64_t glo, ghi;
+		int plain = plain_cut(&lo, start, m, &glo) && plain_cut(&hi, start, m, &ghi);
 
-		for (size_t i = 0; i < m; i++) {
-			double a = fabs((double)x[i] - (double)b[i]);
-			int64_t key;
-
-			memcpy(&key, &a, sizeof key);
-			keep[i] = in_window(&lo, &hi, key, (int64_t)(start + i));
-		}
+		for (size_t i = 0; plain && i < m; i++)
+			keep[i] = in_plain_window(glo, ghi, (int64_t)ckpt_magnitude_key_f32(x[i], b[i]));
+		for (size_t i = 0; !plain && i < m; i++)
+			keep[i] = in_window(&lo, &hi, (int64_t)ckpt_magnitude_key_f32(x[i], b[i]),
+			                    (int64_t)(start + i));
 	}
 }
 

@@ -132,11 +132,8 @@ CKPT_WIDE_VECTORS
 static void keys_f32(const float *restrict b, const float *restrict x, uint64_t *restrict keys,
                      size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		double t = fabs((double)x[i] - (double)b[i]);
-
-		memcpy(&keys[i], &t, sizeof t);
-	}
+	for (size_t i = 0; i < n; i++)
+		keys[i] = ckpt_magnitude_key_f32(x[i], b[i]);
 }
 
 CKPT_WIDE_VECTORS

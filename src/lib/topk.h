@@ -38,6 +38,11 @@ int ckpt_topk_lanes(const ckpt_topk *t);
  * element once, in flat order within each lane. */
 void ckpt_topk_feed(ckpt_topk *t, int lane, size_t k, const uint64_t *keys, uint64_t start,
                     size_t n);
+/* The same for the keys of float32 values x against b (method.h's
+ * ckpt_magnitude_key_f32()), computed as they are fed: where a guess only
+ * gathers, nothing stored but the keys in its window. */
+void ckpt_topk_feed_f32(ckpt_topk *t, int lane, size_t k, const float *b, const float *x,
+                        uint64_t start, size_t n);
 /* After a pass: decide what the histograms and elements tell. */
 int ckpt_topk_end_pass(ckpt_topk *t);
 /* Model k's boundaries, once ckpt_topk_more() is 0. */

@@ -188,6 +188,10 @@ static int by_key_then_index(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
+/* The values whose keys select_with_sample() feeds (float32 x against b,
+ * keyed as fed), or NULL: the keys themselves. */
+static const float *feed_b, *feed_x;
+
 /* One boundary pair found from the keys fed 60000 at a time, after a
  * sample of `ns` keys from `sample` (0: none), against the sort. */
 static int select_with_sample(const uint64_t *keys, const uint64_t *order, size_t n,
@@ -204,9 +208,15 @@ static int select_with_sample(const uint64_t *keys, const uint64_t *order, size_
 		ckpt_topk_guess(t);
 	}
 	while (ckpt_topk_more(t)) {
-		for (size_t i = 0; i < n; i += 60000)
-			ckpt_topk_feed(t, ckpt_topk_lanes(t) > 1 ? (int)(i / 60000 % 2) : 0, 0,
-			               keys + i, i, n - i < 60000 ? n - i : 60000);
+		for (size_t i = 0; i < n; i += 60000) {
+			int lane = ckpt_topk_lanes(t) > 1 ? (int)(i / 60000 % 2) : 0;
+			size_t m = n - i < 60000 ? n - i : 60000;
+
+			if (feed_b)
+				ckpt_topk_feed_f32(t, lane, 0, feed_b + i, feed_x + i, i, m);
+			else
+				ckpt_topk_feed(t, lane, 0, keys + i, i, m);
+		}
 		assert_int_equal(ckpt_topk_end_pass(t), 0);
 		passes++;
 	}
@@ -272,6 +282,50 @@ static void selects_large_variables_with_or_without_a_guess(void **state)
 	free(keys);
 	free(order);
 	free(wrong);
+}
+
+/* Float32 values fed as such (keyed as fed): the same boundaries as
+ * their keys', in every phase - a guess that holds the boundary, one
+ * that misses, one whose window's keys overflow the room (a third of
+ * them equal), histograms and candidates after it. */
+static void selects_from_floats_as_from_their_keys(void **state)
+{
+	enum { N = 1500000 };
+	uint64_t *keys = malloc(N * sizeof *keys), *order = malloc(N * sizeof *order);
+	uint64_t *wrong = malloc(500 * sizeof *wrong);
+	float *b = malloc(N * sizeof *b), *x = malloc(N * sizeof *x);
+
+	(void)state;
+	assert_true(keys && order && wrong && b && x);
+	srand(12);
+	for (size_t i = 0; i < N; i++) {
+		b[i] = (float)rand() / (float)RAND_MAX * 8 - 4;
+		x[i] = i % 3 == 0 ? b[i] + 0.5f : (float)rand() / (float)RAND_MAX * 8 - 4;
+		keys[i] = ckpt_magnitude_key_f32(x[i], b[i]);
+		assert_true(keys[i] == ckpt_magnitude_key(x[i], b[i]));
+		order[i] = i;
+	}
+	sort_keys = keys;
+	qsort(order, N, sizeof *order, by_key_then_index);
+	feed_b = b;
+	feed_x = x;
+	select_with_sample(keys, order, N, NULL, 0, 1000, 300000);
+	assert_int_equal(select_with_sample(keys, order, N, keys, N / 4, 1000, 300000), 1);
+	select_with_sample(keys, order, N, keys, 500, 200000, 600000);
+	for (size_t i = 0; i < 500; i++) /* (ranks 100000 below) */
+		wrong[i] = keys[order[i * 2800 + 100000]];
+	select_with_sample(keys, order, N, wrong, 500, 200000, 600000);
+	for (size_t r = 0; r < N; r++) /* a boundary among the equal keys */
+		if (keys[order[r]] == keys[0]) {
+			select_with_sample(keys, order, N, keys, N / 4, r + 5000, r + 5001);
+			break;
+		}
+	feed_b = feed_x = NULL;
+	free(keys);
+	free(order);
+	free(wrong);
+	free(b);
+	free(x);
 }
 
 static void draws_as_the_man_page_says(void **state)
@@ -416,6 +470,7 @@ int main(void)
 		cmocka_unit_test(bounded_dots_round_as_exact_ones),
 		cmocka_unit_test(selects_ranks_as_a_sort_does),
 		cmocka_unit_test(selects_large_variables_with_or_without_a_guess),
+		cmocka_unit_test(selects_from_floats_as_from_their_keys),
 		cmocka_unit_test(draws_as_the_man_page_says),
 		cmocka_unit_test(windows_floor_exactly),
 		cmocka_unit_test(rounds_the_formula_once),

@@ -1,0 +1,335 @@
+/* topkguess.c - the guesses that may save the radix select's passes: a
+ * sample of the keys predicts each boundary's key; the first pass gathers
+ * the keys around it (and counts those above), and where the boundary
+ * lies among them it is found with no other pass. */
+#include "topkint.h"
+#include "vec.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SAMPLE_BYTES (4u << 20) /* for the keys that guide the first pass */
+
+/* (the count apart, in a loop that vectorises: keys are below 2^63, so
+ * compared as signed integers, which AVX2 compares) */
+CKPT_WIDE_VECTORS
+static uint64_t count_above(const uint64_t *keys, size_t n, uint64_t key)
+{
+	uint64_t above = 0;
+
+	if (key >> 63) /* (none is) */
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		above += (int64_t)keys[i] > (int64_t)key ? 1u : 0u;
+	return above;
+}
+
+CKPT_WIDE_VECTORS
+void ckpt_topk_gather(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
+                      size_t n, size_t cap)
+{
+	size_t c = b->ncand[lane], i = 0;
+	uint64_t lo = b->glo, span = b->ghi - b->glo;
+	struct candidate *cand = b->cand[lane];
+
+	b->above[lane] += count_above(keys, n, lo + span);
+	/* 8 keys at a time while the room cannot run out: most groups have
+	 * none in the window; in the others, no branch per key (each written
+	 * where the next one in the window goes) */
+	for (; i + 8 <= n && c + 8 <= cap; i += 8) {
+		uint64_t any = 0;
+
+		for (size_t j = 0; j < 8; j++)
+			any |= keys[i + j] - lo <= span ? 1u : 0u;
+		if (!any)
+			continue;
+		for (size_t j = 0; j < 8; j++) {
+			cand[c] = (struct candidate){keys[i + j], start + i + j};
+			c += keys[i + j] - lo <= span ? 1u : 0u;
+		}
+	}
+	for (; i < n; i++) {
+		if (keys[i] - lo > span) /* (outside [lo, lo + span]: most) */
+			continue;
+		if (c == cap) {
+			b->overflow[lane] = 1;
+			break;
+		}
+		cand[c++] = (struct candidate){keys[i], start + i};
+	}
+	b->ncand[lane] = c;
+}
+
+/* hist_too's histograms: a key in the window by its bits below the
+ * window's prefix, any other by the top digit (the first histogram pass's) */
+void ckpt_topk_feed_window(struct boundary *b, int lane, const uint64_t *keys, size_t n)
+{
+	uint64_t base = b->base, *hist = b->hist[lane];
+	uint32_t *whist = b->whist[lane];
+	int shift = b->shift;
+
+	b->wabove[lane] += count_above(keys, n, b->over_top);
+	for (size_t i = 0; i < n; i++) { /* (no branch: one store each) */
+		uint64_t d = (keys[i] >> shift) - base;
+		unsigned in = d < (UINT64_C(1) << DIGIT);
+
+		whist[in ? d : 0] += in;
+		hist[keys[i] >> (63 - DIGIT)] += !in;
+	}
+}
+
+/* ckpt_topk_gather() from float32 values: each run's keys tested (in or not:
+ * one byte each) and counted in a loop that vectorises, the few groups of
+ * 8 with one in the window keyed again and gathered. */
+enum { RUN = 512 };
+
+CKPT_WIDE_VECTORS
+static uint64_t test_run(const float *restrict b, const float *restrict x, size_t m, uint64_t lo,
+                         uint64_t span, int64_t top, unsigned char *restrict in)
+{
+	uint64_t above = 0;
+
+	for (size_t i = 0; i < m; i++) {
+		uint64_t key = ckpt_magnitude_key_f32(x[i], b[i]);
+
+		above += (int64_t)key > top ? 1u : 0u;
+		in[i] = key - lo <= span;
+	}
+	return above;
+}
+
+void ckpt_topk_gather_f32(struct boundary *bd, int lane, const float *b, const float *x,
+                          uint64_t start, size_t n, size_t cap)
+{
+	uint64_t lo = bd->glo, span = bd->ghi - bd->glo, above = 0;
+	/* (keys are below 2^63: a top past it counts none above) */
+	int64_t top = (lo + span) >> 63 ? INT64_MAX : (int64_t)(lo + span);
+	size_t c = bd->ncand[lane];
+	struct candidate *cand = bd->cand[lane];
+	unsigned char in[RUN + 8] = {0};
+
+	for (size_t off = 0; off < n; off += RUN) {
+		size_t m = n - off < RUN ? n - off : RUN;
+
+		above += test_run(b + off, x + off, m, lo, span, top, in);
+		memset(in + m, 0, 8);
+		for (size_t i = 0; i < m; i += 8) {
+			uint64_t group;
+
+			memcpy(&group, in + i, sizeof group);
+			for (size_t j = i; group && j < i + 8; j++) {
+				if (!in[j])
+					continue;
+				if (c == cap) {
+					bd->overflow[lane] = 1;
+					bd->ncand[lane] = c;
+					return;
+				}
+				cand[c++] = (struct candidate){
+					ckpt_magnitude_key_f32(x[off + j], b[off + j]), start + off + j};
+			}
+		}
+	}
+	bd->above[lane] += above;
+	bd->ncand[lane] = c;
+}
+
+/* Where the first pass's gathered keys hold the boundary, it is found
+ * among them, without another pass. */
+void ckpt_topk_guessed(struct boundary *b)
+{
+	uint64_t above = 0;
+	int over = 0;
+
+	b->guessing = 0;
+	for (int l = 0; l < LANES; l++) {
+		above += b->above[l];
+		over |= b->overflow[l];
+	}
+	if (over || b->rank < above || b->rank - above >= b->ncand[0]) {
+		for (int l = 0; l < LANES; l++) {
+			free(b->cand[l]);
+			b->cand[l] = NULL;
+			b->ncand[l] = 0;
+		}
+		return;
+	}
+	ckpt_topk_select_rank(b->cand[0], b->ncand[0], b->rank - above);
+	b->cut = (ckpt_rank_cut){b->cand[0][b->rank - above].key,
+	                         b->cand[0][b->rank - above].index, 0};
+	ckpt_topk_free_lanes(b);
+	b->phase = DONE;
+}
+
+/* A missed guess's window: where it holds the boundary, its digit is
+ * known (the keys' top 64 - shift bits: 1 returned); else its counts go
+ * into the top digit's histogram (each window digit within one of its
+ * digits), which ends the pass as without a window (0). */
+int ckpt_topk_window_digit(struct boundary *b, size_t cap)
+{
+	uint64_t above = 0, rem, count = 0, d = UINT64_C(1) << DIGIT;
+	uint32_t *w = b->whist[0];
+
+	for (int l = 0; l < LANES; l++) {
+		above += b->wabove[l];
+		for (size_t i = 0; l && i < (size_t)1 << DIGIT; i++)
+			w[i] += b->whist[l][i];
+	}
+	rem = b->rank - above;
+	if (b->rank >= above)
+		while (d-- > 0) {
+			if (rem < w[d]) {
+				count = w[d];
+				break;
+			}
+			rem -= w[d];
+		}
+	if (count == 0) { /* (outside the window) */
+		for (d = 0; d < UINT64_C(1) << DIGIT; d++) /* (where keys are: below 2^63) */
+			if (w[d])
+				b->hist[0][((b->base + d) << b->shift) >> (63 - DIGIT)] += w[d];
+		ckpt_topk_free_window(b);
+		return 0;
+	}
+	b->known = 64 - b->shift;
+	b->prefix = (b->base + d) << b->shift;
+	b->rem = rem;
+	return ckpt_topk_next_phase(b, count, cap) < 0 ? -1 : 1;
+}
+
+static size_t per_model(const ckpt_topk *t)
+{
+	size_t nm = t->nb / 2, n = SAMPLE_BYTES / sizeof *t->sample / (nm ? nm : 1);
+
+	return n < ((size_t)1 << 19) ? n : (size_t)1 << 19;
+}
+
+size_t ckpt_topk_wants_sample(const ckpt_topk *t)
+{
+	return t->n >= 2 * (uint64_t)t->cap && ckpt_topk_more(t) ? per_model(t) : 0;
+}
+
+void ckpt_topk_sample(ckpt_topk *t, size_t k, const uint64_t *keys, size_t n)
+{
+	size_t nm = t->nb / 2, have;
+
+	t->per_model = per_model(t);
+	if (!t->sample && (t->sample = malloc(nm * t->per_model * sizeof *t->sample)) != NULL &&
+	    !(t->nsample = calloc(nm, sizeof *t->nsample))) {
+		free(t->sample);
+		t->sample = NULL;
+	}
+	if (!t->sample)
+		return; /* (no guess: only slower) */
+	have = t->nsample[k];
+	n = n < t->per_model - have ? n : t->per_model - have;
+	for (size_t i = 0; i < n; i++) /* (selected as candidates are) */
+		t->sample[k * t->per_model + have + i] = (struct candidate){keys[i], have + i};
+	t->nsample[k] = have + n;
+}
+
+/* A window of keys around where the sample s puts rank `rank` of n: as
+ * wide as half the candidates' room allows, the sample's ranks p - h ..
+ * p + h.  (Only for large variables: a smaller one's passes cost less
+ * than the sample's selection.)  Where that is within 3 standard
+ * deviations of the sample's rank (sqrt(q (1 - q) ns), q = p / ns) a
+ * miss is likely: the pass feeds the histograms too, so that a miss costs
+ * no pass. */
+/* The key of the sample's rank r into *key (none beyond the sample: *key
+ * unchanged); returns how many rank before it (the rest of the sample). */
+static size_t sample_key(struct candidate *s, size_t ns, double r, uint64_t *key)
+{
+	if (r < 0 || r >= (double)ns)
+		return ns;
+	ckpt_topk_select_rank(s, ns, (size_t)r);
+	*key = s[(size_t)r].key;
+	return (size_t)r;
+}
+
+/* Digits of the keys in [lo, hi]: the least shift that puts them within
+ * 2^DIGIT values of key >> shift; none where a digit would be wider than
+ * the top digit's (then the top digit's histograms alone, as without a
+ * window), its counts could pass 32 bits, or no memory is left. */
+static void window_histogram(struct boundary *b, uint64_t lo, uint64_t hi, uint64_t n)
+{
+	int shift = 0;
+
+	while (shift < 63 && (hi >> shift) - (lo >> shift) >= (UINT64_C(1) << DIGIT) - 1)
+		shift++;
+	if (shift > 63 - DIGIT || n > UINT32_MAX)
+		return;
+	for (int l = 0; l < LANES; l++)
+		b->whist[l] = calloc((size_t)1 << DIGIT, sizeof *b->whist[l]);
+	for (int l = 0; l < LANES; l++)
+		if (!b->whist[l]) {
+			ckpt_topk_free_window(b);
+			return;
+		}
+	b->shift = shift;
+	b->base = lo >> shift;
+	/* (keys are below 2^63: a top past it counts none above) */
+	b->over_top = b->base + (UINT64_C(1) << DIGIT) > (UINT64_MAX >> shift)
+	                  ? UINT64_MAX
+	                  : ((b->base + (UINT64_C(1) << DIGIT)) << shift) - 1;
+}
+
+static void guess_one(struct boundary *b, struct candidate *s, size_t ns, uint64_t n,
+                      size_t cap)
+{
+	double p = (double)b->rem * (double)ns / (double)n, h = (double)cap * ns / 4.0 / (double)n;
+	double q = p / (double)(ns ? ns : 1), sd = sqrt(q * (1 - q) * (double)ns);
+	uint64_t wlo = 0, whi = UINT64_MAX >> 1;
+
+	if (b->phase != HISTOGRAM || b->known != 1 || ns == 0 || h < 16 || n < 2 * (uint64_t)cap)
+		return;
+	b->hist_too = h < sd * 3;
+	b->rank = b->rem;
+	b->ghi = UINT64_MAX;
+	b->glo = 0;
+	/* (each lower rank then among those ranked before the one above it) */
+	if (b->hist_too)
+		ns = sample_key(s, ns, p + 6 * sd + 1, &wlo);
+	ns = sample_key(s, ns, p + h + 1, &b->glo);
+	ns = sample_key(s, ns, p - h, &b->ghi);
+	if (b->hist_too) {
+		sample_key(s, ns, p - 6 * sd, &whi);
+		window_histogram(b, wlo, whi, n);
+	}
+	b->room = cap / 2;
+	b->guessing = 1;
+}
+
+/* Room for a guess's keys: lane 0's for every lane's (merged into it at the
+ * pass's end: no copy grows). */
+static void guess_room(struct boundary *b)
+{
+	for (int l = 0; b->guessing && l < LANES; l++)
+		b->cand[l] = malloc(((l ? 1 : LANES) * b->room + 1) * sizeof *b->cand[l]);
+	for (int l = 0; b->guessing && l < LANES; l++)
+		b->guessing &= b->cand[l] != NULL;
+	for (int l = 0; !b->guessing && l < LANES; l++) {
+		free(b->cand[l]);
+		b->cand[l] = NULL;
+	}
+}
+
+static void guess_task(ckpt_topk *t, size_t k)
+{
+	struct candidate *s = t->sample + k * t->per_model;
+
+	guess_one(&t->b[2 * k], s, t->nsample[k], t->n, t->cap);
+	guess_one(&t->b[2 * k + 1], s, t->nsample[k], t->n, t->cap);
+}
+
+void ckpt_topk_guess(ckpt_topk *t)
+{
+	if (t->sample)
+		ckpt_topk_spread(guess_task, t, t->nb / 2, ckpt_topk_large(t));
+	free(t->sample);
+	free(t->nsample);
+	t->sample = NULL;
+	t->nsample = NULL;
+	for (size_t i = 0; i < t->nb; i++) /* (once the sample's memory is back) */
+		guess_room(&t->b[i]);
+}

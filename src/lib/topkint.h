@@ -1,0 +1,86 @@
+/* topkint.h - (internal to libckpt) what topk.c (the radix select: its
+ * histograms, candidates and passes) and topkguess.c (the guesses from a
+ * sample that may save its passes) share: the boundaries' state and the
+ * steps each takes of the other's. */
+#ifndef CKPT_TOPKINT_H
+#define CKPT_TOPKINT_H
+
+#include "topk.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DIGIT 16
+#define CANDIDATE_BYTES (16u << 20) /* for the elements of every boundary */
+#define LANES 2                     /* threads feeding a pass at once */
+
+enum phase { HISTOGRAM, COLLECT, INDEX, DONE };
+
+struct candidate {
+	uint64_t key, index;
+};
+
+/* One boundary: the element at rank `rank`, among the keys whose top
+ * `known` bits are `prefix`; within them, `rem` rank above it. */
+struct boundary {
+	enum phase phase;
+	int known;
+	uint64_t prefix, rem, seen;
+	uint64_t *hist[LANES];
+	struct candidate *cand[LANES];
+	size_t ncand[LANES];
+	ckpt_rank_cut cut;
+	/* a guess: the first pass also gathers the keys in [glo, ghi] and
+	 * counts those above, for the boundary's rank `rank` */
+	int guessing, overflow[LANES];
+	int hist_too;           /* a likely miss: the histograms fed beside */
+	size_t room;
+	uint64_t glo, ghi, rank, above[LANES];
+	/* hist_too's window: the keys whose top 64 - shift bits are base ..
+	 * base + 2^DIGIT - 1 (the sample's wider window) counted by those bits
+	 * (whist: NULL where there is none), the others in the top digit's
+	 * histograms, those above the window also apart (wabove) */
+	int shift;
+	uint32_t *whist[LANES];
+	uint64_t base, over_top, wabove[LANES];
+};
+
+struct ckpt_topk {
+	size_t nb;
+	size_t cap;         /* candidates per boundary */
+	struct boundary *b; /* model k: b[2k] (lo), b[2k + 1] (hi) */
+	uint64_t n;
+	struct candidate *sample; /* model k's: per_model from k per_model */
+	size_t per_model;
+	size_t *nsample;
+	atomic_int failed; /* (out of memory in a selection) */
+};
+
+/* ---- topk.c ---- */
+void ckpt_topk_free_window(struct boundary *b);
+void ckpt_topk_free_lanes(struct boundary *b);
+/* Reorder c[0..n) so that c[k] is the k-th by rank. */
+void ckpt_topk_select_rank(struct candidate *c, size_t n, size_t k);
+/* After a digit is known: the boundary's next phase (-1: out of memory). */
+int ckpt_topk_next_phase(struct boundary *b, uint64_t count, size_t cap);
+/* Tasks 0..n-1 by fn, on this thread and (two) one more. */
+void ckpt_topk_spread(void (*fn)(ckpt_topk *t, size_t i), ckpt_topk *t, size_t n, int two);
+int ckpt_topk_large(const ckpt_topk *t);
+
+/* ---- topkguess.c ---- */
+/* A guessing boundary's pass: its window's keys gathered, those above it
+ * counted (from keys, or from float32 values keyed as they are fed). */
+void ckpt_topk_gather(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
+                      size_t n, size_t cap);
+void ckpt_topk_gather_f32(struct boundary *b, int lane, const float *base, const float *x,
+                          uint64_t start, size_t n, size_t cap);
+/* hist_too's histograms, where the guess has a window of digits. */
+void ckpt_topk_feed_window(struct boundary *b, int lane, const uint64_t *keys, size_t n);
+/* At the pass's end: the boundary found among the gathered keys, or the
+ * guess dropped; a missed guess's window digit (1: known, 0: none, -1:
+ * out of memory). */
+void ckpt_topk_guessed(struct boundary *b);
+int ckpt_topk_window_digit(struct boundary *b, size_t cap);
+
+#endif
