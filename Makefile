@@ -89,7 +89,7 @@ AVERAGE_OBJ := $(patsubst src/%.c,$(B)/%.o,$(sort $(wildcard src/average/*.c)))
 PROG_BIN := $(PROGS:%=$(B)/bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
-TOOLS    := $(B)/tests/mkfixtures $(B)/tests/mkbench $(B)/tests/faultshim.so
+TOOLS    := $(B)/tests/mkfixtures $(B)/tests/mkbench $(B)/tests/kernels $(B)/tests/faultshim.so
 
 .PHONY: all check demo install uninstall deps bench bench-floor bench-methods fuzz clean \
         list-headers mpi check-mpi bench-mpi
@@ -137,6 +137,10 @@ $(B)/tests/mkfixtures: testdata/mkfixtures.c $(B)/libckpt.a $(LIB_HDR)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libckpt.a $(ALL_LDFLAGS) $(LIBS)
 
 $(B)/tests/mkbench: tests/bench/mkbench.c $(B)/libckpt.a $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libckpt.a $(ALL_LDFLAGS) $(LIBS)
+
+$(B)/tests/kernels: tests/bench/kernels.c $(B)/libckpt.a $(LIB_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libckpt.a $(ALL_LDFLAGS) $(LIBS)
 
@@ -232,9 +236,12 @@ bench-floor: all $(TOOLS)
 	@sh tests/bench/floor.sh $(B) $${CKPT_BENCH_DIR:-$(B)/bench}
 
 # only the merge methods' table of make bench: each beside the linear
-# average in the same run, and beside an h5py + numpy script
+# average in the same run, and beside an h5py + numpy script; then each
+# method's formula alone, in cache (ns per element: steadier on a noisy
+# machine than whole runs)
 bench-methods: all $(TOOLS)
 	@sh tests/bench/methods.sh $(B) $${CKPT_BENCH_DIR:-$(B)/bench}
+	@$(B)/tests/kernels
 
 clean:
 	rm -rf $(FZ)

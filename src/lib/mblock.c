@@ -261,7 +261,7 @@ static void elect(const ckpt_mvar *v, struct scratch *s, size_t m)
 		double sw = sign_d(v->m->weights[k]);
 
 		for (size_t i = 0; i < m; i++)
-			s->keep[k * BLOCK + i] = sw * sign_d(s->th[k * BLOCK + i]) == s->res[i] ?
+			s->keep[k * BLOCK + i] = agrees(s->th[k * BLOCK + i], sw, s->res[i]) ?
 			                         s->keep[k * BLOCK + i] : 0.0;
 	}
 }

@@ -76,6 +76,14 @@ static inline double sign_d(double x)
 	return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
 }
 
+/* Whether a model of weight sign sw and task vector t agrees with the
+ * elected sign r: sw sign(t) = r, i.e. t sw r > 0 (t = 0 never agrees;
+ * the products are exact, or NaN where t is infinite and sw 0). */
+static inline int agrees(double t, double sw, double r)
+{
+	return t * (sw * r) > 0;
+}
+
 /* hard: also where the two bounds (lo_out, hi_out: es bytes each) rounded
  * apart */
 void ckpt_mblock_undecided(struct scratch *s, size_t m, size_t es);

@@ -295,7 +295,7 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 		for (size_t i = 0; i < m; i++) {
 			double t = (double)x[i] - (double)b[i], kp = keep[i];
 
-			kp = sw * sign_d(t) != s->res[i] ? 0.0 : kp;
+			kp = agrees(t, sw, s->res[i]) ? kp : 0.0;
 			s->shi[i] += kp * w * t;
 			s->whi[i] += kp * w;
 		}
@@ -450,7 +450,7 @@ size_t ckpt_mquick(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, i
 		for (size_t i = 0; i < m; i++) {
 			double t = x[i] - s->b[i], kp = keep[i], p;
 
-			kp = sw * sign_d(t) != s->res[i] ? 0.0 : kp;
+			kp = agrees(t, sw, s->res[i]) ? kp : 0.0;
 			p = kp * w * t;
 			s->shi[i] += p;
 			s->smag[i] += fabs(p);
