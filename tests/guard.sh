@@ -14,7 +14,10 @@
 # cases' own scratch text is left out (names without a dot but TF's
 # `checkpoint`, *.out, *.txt, *.tsv, *.err, *.log): a case may write it
 # from a pipeline the program is part of (`ckpt-read f | sort >got`),
-# which can happen after the program exits and before the check.
+# which can happen after the program exits and before the check; and so
+# are the temporaries another program of the pipeline writes its output
+# into (.NAME.XXXXXX, renamed to NAME at its end: `ckpt-flatten f |
+# ckpt-unflatten -o u.h5`).
 prog=$1
 shift
 
@@ -75,6 +78,7 @@ scratch() {
 	case ${1##*/} in
 	checkpoint) return 1 ;;
 	*.out|*.txt|*.tsv|*.err|*.log) return 0 ;;
+	.?*.[!.][!.][!.][!.][!.][!.]) return 0 ;;
 	*.*) return 1 ;;
 	esac
 	return 0

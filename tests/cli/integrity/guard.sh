@@ -1,7 +1,8 @@
 # The input guard of the test runner (tests/guard.sh) itself: a "program"
 # that changes a file it was given, or one beside it, is reported; its
 # output (-o, a %d pattern, what stdout was sent to) is not, nor the
-# case's scratch text a pipeline writes beside it (names without a dot).
+# case's scratch text a pipeline writes beside it (names without a dot),
+# nor another program's temporary output (.NAME.XXXXXX).
 printf 'x' >in.bin
 printf 'y' >beside.bin
 cat >prog <<'P'
@@ -45,4 +46,12 @@ echo new >types
 P
 chmod +x prog4
 CKPT_GUARD_LOG=$log sh "$TOP/tests/guard.sh" ./prog4 in.bin
-[ ! -s "$log" ] || fail "scratch text reported as an input: $(cat "$log")"
+# another program's temporary beside, renamed to its output meanwhile
+printf 'x' >.u.h5.Ab3xYz
+cat >prog5 <<'P'
+#!/bin/sh
+mv .u.h5.Ab3xYz u.h5
+P
+chmod +x prog5
+CKPT_GUARD_LOG=$log sh "$TOP/tests/guard.sh" ./prog5 in.bin
+[ ! -s "$log" ] || fail "scratch or a temporary reported as an input: $(cat "$log")"
