@@ -99,7 +99,7 @@ void ckpt_to_float(ckpt_dtype t, const void *src, float *dst, size_t n)
 		for (size_t off = 0; off < n; off += BLOCK) {
 			size_t m = n - off < BLOCK ? n - off : BLOCK;
 
-			ckpt_to_double(t, h + off, d, m);
+			ckpt_to_double(t, (const char *)src + off * ckpt_dtype_size(t), d, m);
 			for (size_t i = 0; i < m; i++)
 				dst[off + i] = (float)d[i];
 		}

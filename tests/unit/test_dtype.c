@@ -292,6 +292,32 @@ static void widen_every_type(void **state)
 	assert_true(out[0] == 0 && out[1] == 1);
 }
 
+/* Every type float holds, widened to float as to double, past the
+ * conversion's own block of 512 (types of 1, 2 and 4 bytes). */
+static void widen_to_float_as_to_double(void **state)
+{
+	static const ckpt_dtype types[] = {CKPT_BOOL, CKPT_I8, CKPT_U8, CKPT_F8E4M3,
+	                                   CKPT_F8E5M2, CKPT_I16, CKPT_U16, CKPT_F16,
+	                                   CKPT_BF16, CKPT_F32};
+	enum { N = 1500 };
+	unsigned char src[N * 4];
+	float f[N];
+	double d[N];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof src; i++)
+		src[i] = (unsigned char)(i * 7 + i / 5);
+	for (size_t i = 0; i < N; i++) /* (bools: 0 or 1) */
+		src[i] &= 1;
+	for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+		assert_true(ckpt_dtype_holds(CKPT_F32, types[t]));
+		ckpt_to_float(types[t], src, f, N);
+		ckpt_to_double(types[t], src, d, N);
+		for (size_t i = 0; i < N; i++)
+			assert_true((double)f[i] == d[i] || (isnan(f[i]) && isnan(d[i])));
+	}
+}
+
 static void narrow_integers(void **state)
 {
 	double v[8] = {2.5, 3.5, -2.5, -0.5, 127.4, 128, NAN, -129};
@@ -480,6 +506,7 @@ int main(void)
 		cmocka_unit_test(slab_encoders_match_reference),
 		cmocka_unit_test(slab_decoders_match_reference),
 		cmocka_unit_test(widen_every_type),
+		cmocka_unit_test(widen_to_float_as_to_double),
 		cmocka_unit_test(narrow_integers),
 		cmocka_unit_test(narrow_float_overflow_counted),
 		cmocka_unit_test(f8_every_pattern_and_rounding),
