@@ -172,26 +172,14 @@ struct keying {
 	float fb[PIECE], fx[PIECE]; /* (inputs of other types float holds, widened) */
 };
 
-/* n values of type t as floats: in itself, or widened into buf; NULL where
- * float does not hold t. */
-static const float *as_float(ckpt_dtype t, const void *in, float *buf, size_t n)
-{
-	if (t == CKPT_F32)
-		return in;
-	if (!ckpt_dtype_holds(CKPT_F32, t))
-		return NULL;
-	ckpt_to_float(t, in, buf, n);
-	return buf;
-}
-
 static void key_piece(void *ctx, const struct piece *p)
 {
 	struct keying *k = ctx;
-	const float *fb = k->sampling ? NULL : as_float(p->types[0], p->in[0], k->fb, p->n), *fx;
+	const float *fb = k->sampling ? NULL : ckpt_as_float(p->types[0], p->in[0], k->fb, p->n), *fx;
 
 	for (size_t m = 0; m < k->nmodels; m++) {
 		/* (floats: keyed as fed, most of them not stored) */
-		if (fb && (fx = as_float(p->types[m + 1], p->in[m + 1], k->fx, p->n)) != NULL) {
+		if (fb && (fx = ckpt_as_float(p->types[m + 1], p->in[m + 1], k->fx, p->n)) != NULL) {
 			ckpt_topk_feed_f32(k->t, k->lane, m, fb, fx, p->start, p->n);
 			continue;
 		}

@@ -80,6 +80,16 @@ size_t ckpt_convert(ckpt_dtype from, const void *src, ckpt_dtype to, void *dst,
 	return bad;
 }
 
+const float *ckpt_as_float(ckpt_dtype t, const void *src, float *buf, size_t n)
+{
+	if (t == CKPT_F32)
+		return src;
+	if (!ckpt_dtype_holds(CKPT_F32, t))
+		return NULL;
+	ckpt_to_float(t, src, buf, n);
+	return buf;
+}
+
 /* (bfloat16: the top half of a float32, shifted into place) */
 CKPT_WIDE_VECTORS
 void ckpt_to_float(ckpt_dtype t, const void *src, float *dst, size_t n)

@@ -12,6 +12,10 @@
  * float; a NaN stays a NaN (its payload not kept). */
 void ckpt_to_float(ckpt_dtype t, const void *src, float *dst, size_t n);
 
+/* n values of type t as floats: src itself for float32, else widened into
+ * buf (room for n) where float holds t; NULL where it does not. */
+const float *ckpt_as_float(ckpt_dtype t, const void *src, float *buf, size_t n);
+
 /* n values of type from as type to: exact where to holds the value,
  * otherwise rounded to nearest even (once, also from 64-bit integers to
  * narrow floats), integers saturating.  Returns how many values could not

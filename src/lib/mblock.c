@@ -502,15 +502,10 @@ static int f32_block(const ckpt_mvar *v, struct scratch *s, const void *const *i
 
 	if (!s->f32 || v->nx + 1 > sizeof at / sizeof *at)
 		return 0;
-	for (size_t k = 0; k <= v->nx; k++) {
-		const char *x = (const char *)in[k] + off * ckpt_dtype_size(v->types[k]);
-
-		at[k] = (const float *)x;
-		if (v->types[k] != CKPT_F32) {
-			ckpt_to_float(v->types[k], x, s->frow + k * BLOCK, m);
-			at[k] = s->frow + k * BLOCK;
-		}
-	}
+	for (size_t k = 0; k <= v->nx; k++) /* (float holds every type here) */
+		at[k] = ckpt_as_float(v->types[k],
+		                      (const char *)in[k] + off * ckpt_dtype_size(v->types[k]),
+		                      s->frow + k * BLOCK, m);
 	if (ckpt_method_random(v->m->kind))
 		dare_mask(v, s, start + off, m);
 	if (ckpt_method_ranks(v->m->kind))

@@ -164,19 +164,14 @@ void ckpt_magnitude_keys(ckpt_dtype tb, const void *b, ckpt_dtype tx, const void
 	float fb[CHUNK], fx[CHUNK];
 	int floats = as_floats(tb, tx);
 
-	if (tb == CKPT_F32 && tx == CKPT_F32) {
-		keys_f32(b, x, keys, n);
-		return;
-	}
 	for (size_t off = 0; off < n; off += CHUNK) {
 		size_t m = n - off < CHUNK ? n - off : CHUNK;
 		const char *bo = (const char *)b + off * ckpt_dtype_size(tb);
 		const char *xo = (const char *)x + off * ckpt_dtype_size(tx);
 
 		if (floats) {
-			ckpt_to_float(tb, bo, fb, m);
-			ckpt_to_float(tx, xo, fx, m);
-			keys_f32(fb, fx, keys + off, m);
+			keys_f32(ckpt_as_float(tb, bo, fb, m), ckpt_as_float(tx, xo, fx, m), keys + off,
+			         m);
 		} else {
 			ckpt_to_double(tb, bo, xb, m);
 			ckpt_to_double(tx, xo, xx, m);
@@ -228,15 +223,14 @@ int ckpt_task_vector(ckpt_dtype tb, const void *b, ckpt_dtype tx, const void *x,
 	float fb[CHUNK], fx[CHUNK];
 	int exact = 1;
 
-	if (tb == CKPT_F32 && tx == CKPT_F32)
-		return tv_f32(b, x, th, tl, n);
 	if (as_floats(tb, tx)) {
 		for (size_t off = 0; off < n; off += CHUNK) {
 			size_t m = n - off < CHUNK ? n - off : CHUNK;
+			const char *bo = (const char *)b + off * ckpt_dtype_size(tb);
+			const char *xo = (const char *)x + off * ckpt_dtype_size(tx);
 
-			ckpt_to_float(tb, (const char *)b + off * ckpt_dtype_size(tb), fb, m);
-			ckpt_to_float(tx, (const char *)x + off * ckpt_dtype_size(tx), fx, m);
-			exact &= tv_f32(fb, fx, th + off, tl + off, m);
+			exact &= tv_f32(ckpt_as_float(tb, bo, fb, m), ckpt_as_float(tx, xo, fx, m),
+			                th + off, tl + off, m);
 		}
 		return exact;
 	}

@@ -15,10 +15,8 @@
 #ifndef CKPT_METHOD_H
 #define CKPT_METHOD_H
 
-#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "dtype.h"
 #include "file.h"
@@ -92,15 +90,6 @@ double ckpt_dare_draw(uint64_t key, size_t model, uint64_t index);
 /* The magnitude key of x - b: the bits of |RN(x - b)|; and of n values x
  * of type tx against b of type tb, into keys. */
 uint64_t ckpt_magnitude_key(double x, double b);
-/* The same of floats (x - b exact in double), for loops that vectorise. */
-static inline uint64_t ckpt_magnitude_key_f32(float x, float b)
-{
-	double t = fabs((double)x - (double)b);
-	uint64_t k;
-
-	memcpy(&k, &t, sizeof k);
-	return k;
-}
 void ckpt_magnitude_keys(ckpt_dtype tb, const void *b, ckpt_dtype tx, const void *x,
                          uint64_t *keys, size_t n);
 

@@ -2,6 +2,7 @@
  * sample of the keys predicts each boundary's key; the first pass gathers
  * the keys around it (and counts those above), and where the boundary
  * lies among them it is found with no other pass. */
+#include "methodint.h"
 #include "topkint.h"
 #include "vec.h"
 

@@ -4,6 +4,7 @@
 #include "unit.h"
 #include "lib/exact.h"
 #include "lib/method.h"
+#include "lib/methodint.h"
 #include "lib/topk.h"
 
 #include <stdlib.h>
