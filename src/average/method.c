@@ -4,6 +4,7 @@
  * then the formula over this rank's share, slab by slab. */
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,11 +58,11 @@ static int next_all(struct readers *r)
 }
 
 /* One pass over the whole variable (or its first `first` elements, when
- * not 0), each piece of every input to fn, in flat order; or (split) each
- * slab's first half to fn with ctx[0] on a second thread while its second
- * half goes with ctx[1].  A piece: n
- * elements from the variable's element start, each input's in its type
- * (in, types) and, where the pass asks for them, as doubles (x). */
+ * not 0), each piece of every input to fn, in flat order on one thread;
+ * or (split) on two, each with its ctx (ctx[0], ctx[1]), taking the next
+ * piece of a slab as it is free.  A piece: n elements from the variable's
+ * element start, each input's in its type (in, types) and, where the pass
+ * asks for them, as doubles (x). */
 struct piece {
 	const void **in;
 	const ckpt_dtype *types;
@@ -72,94 +73,98 @@ struct piece {
 
 typedef void piece_fn(void *ctx, const struct piece *p);
 
-struct half {
-	piece_fn *fn;
-	void *ctx;
+/* A slab being taken piece by piece: its buffers stay valid while the
+ * next slab is read. */
+struct pieces {
 	const struct readers *r;
-	size_t from, to;
-	double *buf;
-	const double **x;
-	const void **in;  /* the slab's buffers, while the next one is read */
-	const void **at;  /* in at the piece */
+	const void **in;
 	uint64_t start;
-	pthread_t th;
-	int threaded, doubles;
+	size_t count;
+	atomic_size_t next;
+	int doubles;
 };
 
-static void *do_half(void *arg)
-{
-	struct half *h = arg;
-	const struct readers *r = h->r;
-	const void **at = h->at;
-	struct piece p = {at, r->types, h->doubles ? h->x : NULL, 0, 0};
+/* What one thread takes pieces with. */
+struct taker {
+	piece_fn *fn;
+	void *ctx;
+	struct pieces *s;
+	double *buf;
+	const double **x;
+	const void **at; /* the inputs at the piece */
+	pthread_t th;
+	int threaded;
+};
 
-	for (size_t off = h->from; off < h->to; off += PIECE) {
-		p.n = h->to - off < PIECE ? h->to - off : PIECE;
-		p.start = h->start + off;
+static void *take_pieces(void *arg)
+{
+	struct taker *h = arg;
+	struct pieces *s = h->s;
+	const struct readers *r = s->r;
+	struct piece p = {h->at, r->types, s->doubles ? h->x : NULL, 0, 0};
+	size_t off;
+
+	while ((off = atomic_fetch_add(&s->next, PIECE)) < s->count) {
+		p.n = s->count - off < PIECE ? s->count - off : PIECE;
+		p.start = s->start + off;
 		for (size_t k = 0; k < r->n; k++) {
-			at[k] = (const char *)h->in[k] + off * ckpt_dtype_size(r->types[k]);
-			if (h->doubles)
-				ckpt_to_double(r->types[k], at[k], h->buf + k * PIECE, p.n);
+			h->at[k] = (const char *)s->in[k] + off * ckpt_dtype_size(r->types[k]);
+			if (s->doubles)
+				ckpt_to_double(r->types[k], h->at[k], h->buf + k * PIECE, p.n);
 		}
 		h->fn(h->ctx, &p);
 	}
 	return NULL;
 }
 
-/* Start h on a thread (or, where none starts, here). */
-static void start_half(struct half *h)
+static void new_taker(struct taker *h, piece_fn *fn, void *ctx, struct pieces *s, size_t nin)
 {
-	h->threaded = h->from < h->to && pthread_create(&h->th, NULL, do_half, h) == 0;
-	if (!h->threaded)
-		do_half(h);
+	*h = (struct taker){.fn = fn, .ctx = ctx, .s = s,
+	                    .buf = s->doubles ? malloc(nin * PIECE * sizeof *h->buf) : NULL,
+	                    .x = calloc(nin, sizeof *h->x), .at = calloc(nin, sizeof *h->at)};
+	if ((s->doubles && !h->buf) || !h->x || !h->at)
+		die("out of memory");
+	for (size_t k = 0; s->doubles && k < nin; k++)
+		h->x[k] = h->buf + k * PIECE;
+}
+
+static void free_taker(struct taker *h)
+{
+	free(h->buf);
+	free(h->x);
+	free(h->at);
 }
 
 static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **ctx, int split,
                        size_t first, int doubles)
 {
 	struct readers r;
-	struct half h[2];
+	struct pieces s = {&r, NULL, 0, 0, 0, doubles};
+	struct taker h[2]; /* h[1] on a thread: while this one reads, then both */
 	int more;
 
 	open_all(j, v0, &r, first ? first * ckpt_dtype_size(v0->dtype) : AVG_SLAB_BYTES);
-	for (int t = 0; t < 2; t++) {
-		h[t] = (struct half){fn, ctx[split ? t : 0], &r, 0, 0,
-		                     doubles ? malloc(j->nin * PIECE * sizeof *h[t].buf) : NULL,
-		                     calloc(j->nin, sizeof *h[t].x), calloc(j->nin, sizeof *h[t].in),
-		                     calloc(j->nin, sizeof *h[t].at), 0, 0, 0, doubles};
-		if ((doubles && !h[t].buf) || !h[t].x || !h[t].in || !h[t].at)
-			die("out of memory");
-		for (size_t k = 0; doubles && k < j->nin; k++)
-			h[t].x[k] = h[t].buf + k * PIECE;
-	}
-	/* slab i computed on two threads while slab i + 1 is read (a slab's
-	 * buffer stays valid for one more read) */
+	if (!(s.in = calloc(j->nin, sizeof *s.in)))
+		die("out of memory");
+	new_taker(&h[0], fn, ctx[0], &s, j->nin);
+	new_taker(&h[1], fn, ctx[split ? 1 : 0], &s, j->nin);
 	for (more = next_all(&r); more;) {
-		size_t count = r.s[0].count, mid = split ? count / 2 / PIECE * PIECE : 0;
-
-		for (int t = 0; t < 2; t++) {
-			for (size_t k = 0; k < j->nin; k++)
-				h[t].in[k] = r.s[k].buf;
-			h[t].start = r.s[0].start;
-		}
-		h[0].from = 0;
-		h[0].to = mid;
-		h[1].from = mid;
-		h[1].to = count;
-		start_half(&h[0]);
-		start_half(&h[1]);
+		for (size_t k = 0; k < j->nin; k++)
+			s.in[k] = r.s[k].buf;
+		s.start = r.s[0].start;
+		s.count = r.s[0].count;
+		atomic_store(&s.next, 0);
+		h[1].threaded = pthread_create(&h[1].th, NULL, take_pieces, &h[1]) == 0;
 		more = first ? 0 : next_all(&r);
-		for (int t = 0; t < 2; t++)
-			if (h[t].threaded)
-				pthread_join(h[t].th, NULL);
+		if (split || !h[1].threaded)
+			take_pieces(&h[0]);
+		if (h[1].threaded)
+			pthread_join(h[1].th, NULL);
 	}
 	close_all(&r);
-	for (int t = 0; t < 2; t++) {
-		free(h[t].buf);
-		free(h[t].x);
-		free(h[t].in);
-		free(h[t].at);
-	}
+	free(s.in);
+	free_taker(&h[0]);
+	free_taker(&h[1]);
 }
 
 /* ---- magnitude windows ---------------------------------------------------- */
