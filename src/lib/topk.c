@@ -113,7 +113,7 @@ static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_
 	case HISTOGRAM: /* (while guessing, no histogram: mostly it is not needed) */
 		if (b->guessing) {
 			if (!b->overflow[lane])
-				ckpt_topk_gather(b, lane, keys, start, n, b->room);
+				ckpt_topk_gather(b, lane, keys, start, n);
 			if (!b->hist_too)
 				break;
 			if (b->whist[lane]) {
@@ -173,7 +173,7 @@ void ckpt_topk_feed_f32(ckpt_topk *t, int lane, size_t k, const float *b, const 
 		int gathers = bd->phase == HISTOGRAM && bd->guessing && !bd->hist_too;
 
 		if (gathers && !bd->overflow[lane])
-			ckpt_topk_gather_f32(bd, lane, b, x, start, n, bd->room);
+			ckpt_topk_gather_f32(bd, lane, b, x, start, n);
 		else if (!gathers && bd->phase != DONE)
 			keyed[nk++] = bd;
 	}
@@ -194,7 +194,7 @@ static int merge_lanes(struct boundary *b)
 	for (int l = 1; l < LANES; l++) {
 		for (size_t d = 0; b->hist[0] && d < (size_t)1 << DIGIT; d++)
 			b->hist[0][d] += b->hist[l][d];
-		if (!b->ncand[l])
+		if (b->guessing || !b->ncand[l]) /* (a guess's are in one room) */
 			continue;
 		n += b->ncand[l];
 		if (!(b->cand[0] = realloc(b->cand[0], (n + 1) * sizeof *b->cand[0])))

@@ -26,40 +26,59 @@ static uint64_t count_above(const uint64_t *keys, size_t n, uint64_t key)
 	return above;
 }
 
+/* A lane's next chunk of the room shared by the lanes (-1: it is full). */
+enum { CHUNK = 1024 };
+
+static int new_chunk(struct boundary *b, int lane, size_t *c, size_t *end)
+{
+	size_t at = atomic_fetch_add(&b->used, CHUNK), all = LANES * b->room;
+
+	if (at >= all) {
+		b->overflow[lane] = 1;
+		return -1;
+	}
+	*c = at;
+	*end = all - at < CHUNK ? all : at + CHUNK;
+	return 0;
+}
+
 CKPT_WIDE_VECTORS
 void ckpt_topk_gather(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
-                      size_t n, size_t cap)
+                      size_t n)
 {
-	size_t c = b->ncand[lane], i = 0;
+	size_t c = b->ncand[lane], end = b->cend[lane];
 	uint64_t lo = b->glo, span = b->ghi - b->glo;
-	struct candidate *cand = b->cand[lane];
+	struct candidate *cand = b->cand[0];
 
 	b->above[lane] += count_above(keys, n, lo + span);
-	/* 8 keys at a time while the room cannot run out: most groups have
-	 * none in the window; in the others, no branch per key (each written
-	 * where the next one in the window goes) */
-	for (; i + 8 <= n && c + 8 <= cap; i += 8) {
+	/* 8 keys at a time: most groups have none in the window; in the others,
+	 * where the chunk holds them, no branch per key (each written where the
+	 * next one in the window goes) */
+	for (size_t i = 0; i < n; i += 8) {
+		size_t g = n - i < 8 ? n - i : 8;
 		uint64_t any = 0;
 
-		for (size_t j = 0; j < 8; j++)
+		for (size_t j = 0; g == 8 && j < 8; j++)
 			any |= keys[i + j] - lo <= span ? 1u : 0u;
-		if (!any)
+		if (g == 8 && !any)
 			continue;
-		for (size_t j = 0; j < 8; j++) {
-			cand[c] = (struct candidate){keys[i + j], start + i + j};
-			c += keys[i + j] - lo <= span ? 1u : 0u;
-		}
-	}
-	for (; i < n; i++) {
-		if (keys[i] - lo > span) /* (outside [lo, lo + span]: most) */
+		if (g == 8 && end - c >= 8) {
+			for (size_t j = 0; j < 8; j++) {
+				cand[c] = (struct candidate){keys[i + j], start + i + j};
+				c += keys[i + j] - lo <= span ? 1u : 0u;
+			}
 			continue;
-		if (c == cap) {
-			b->overflow[lane] = 1;
-			break;
 		}
-		cand[c++] = (struct candidate){keys[i], start + i};
+		for (size_t j = i; j < i + g; j++) {
+			if (keys[j] - lo > span) /* (outside [lo, lo + span]: most) */
+				continue;
+			if (c == end && new_chunk(b, lane, &c, &end) < 0)
+				return;
+			cand[c++] = (struct candidate){keys[j], start + j};
+		}
 	}
 	b->ncand[lane] = c;
+	b->cend[lane] = end;
 }
 
 /* hist_too's histograms: a key in the window by its bits below the
@@ -101,13 +120,13 @@ static uint64_t test_run(const float *restrict b, const float *restrict x, size_
 }
 
 void ckpt_topk_gather_f32(struct boundary *bd, int lane, const float *b, const float *x,
-                          uint64_t start, size_t n, size_t cap)
+                          uint64_t start, size_t n)
 {
 	uint64_t lo = bd->glo, span = bd->ghi - bd->glo, above = 0;
 	/* (keys are below 2^63: a top past it counts none above) */
 	int64_t top = (lo + span) >> 63 ? INT64_MAX : (int64_t)(lo + span);
-	size_t c = bd->ncand[lane];
-	struct candidate *cand = bd->cand[lane];
+	size_t c = bd->ncand[lane], end = bd->cend[lane];
+	struct candidate *cand = bd->cand[0];
 	unsigned char in[RUN + 8] = {0};
 
 	for (size_t off = 0; off < n; off += RUN) {
@@ -122,11 +141,8 @@ void ckpt_topk_gather_f32(struct boundary *bd, int lane, const float *b, const f
 			for (size_t j = i; group && j < i + 8; j++) {
 				if (!in[j])
 					continue;
-				if (c == cap) {
-					bd->overflow[lane] = 1;
-					bd->ncand[lane] = c;
+				if (c == end && new_chunk(bd, lane, &c, &end) < 0)
 					return;
-				}
 				cand[c++] = (struct candidate){
 					ckpt_magnitude_key_f32(x[off + j], b[off + j]), start + off + j};
 			}
@@ -134,6 +150,32 @@ void ckpt_topk_gather_f32(struct boundary *bd, int lane, const float *b, const f
 	}
 	bd->above[lane] += above;
 	bd->ncand[lane] = c;
+	bd->cend[lane] = end;
+}
+
+/* The keys the lanes gathered, at the start of the shared room: each
+ * lane's chunk has a rest it did not fill. */
+static size_t gathered(struct boundary *b)
+{
+	size_t all = LANES * b->room, used = atomic_load(&b->used), at, n;
+	size_t hole[LANES][2], nh = 0;
+
+	used = used < all ? used : all;
+	for (int l = 0; l < LANES; l++) { /* (in order of where they are) */
+		size_t h = nh++;
+
+		for (; h > 0 && hole[h - 1][0] > b->ncand[l]; h--)
+			memcpy(hole[h], hole[h - 1], sizeof hole[h]);
+		hole[h][0] = b->ncand[l];
+		hole[h][1] = b->cend[l];
+	}
+	n = hole[0][0];
+	for (size_t h = 0; h < nh; h++) {
+		at = h + 1 < nh ? hole[h + 1][0] : used;
+		memmove(b->cand[0] + n, b->cand[0] + hole[h][1], (at - hole[h][1]) * sizeof *b->cand[0]);
+		n += at - hole[h][1];
+	}
+	return n;
 }
 
 /* Where the first pass's gathered keys hold the boundary, it is found
@@ -141,6 +183,7 @@ void ckpt_topk_gather_f32(struct boundary *bd, int lane, const float *b, const f
 void ckpt_topk_guessed(struct boundary *b)
 {
 	uint64_t above = 0;
+	size_t n = 0;
 	int over = 0;
 
 	b->guessing = 0;
@@ -148,7 +191,9 @@ void ckpt_topk_guessed(struct boundary *b)
 		above += b->above[l];
 		over |= b->overflow[l];
 	}
-	if (over || b->rank < above || b->rank - above >= b->ncand[0]) {
+	if (!over)
+		n = gathered(b);
+	if (over || b->rank < above || b->rank - above >= n) {
 		for (int l = 0; l < LANES; l++) {
 			free(b->cand[l]);
 			b->cand[l] = NULL;
@@ -156,7 +201,7 @@ void ckpt_topk_guessed(struct boundary *b)
 		}
 		return;
 	}
-	ckpt_topk_select_rank(b->cand[0], b->ncand[0], b->rank - above);
+	ckpt_topk_select_rank(b->cand[0], n, b->rank - above);
 	b->cut = (ckpt_rank_cut){b->cand[0][b->rank - above].key,
 	                         b->cand[0][b->rank - above].index, 0};
 	ckpt_topk_free_lanes(b);
@@ -301,18 +346,12 @@ static void guess_one(struct boundary *b, struct candidate *s, size_t ns, uint64
 	b->guessing = 1;
 }
 
-/* Room for a guess's keys: lane 0's for every lane's (merged into it at the
- * pass's end: no copy grows). */
+/* Room for a guess's keys: one array, the lanes' chunks in it. */
 static void guess_room(struct boundary *b)
 {
-	for (int l = 0; b->guessing && l < LANES; l++)
-		b->cand[l] = malloc(((l ? 1 : LANES) * b->room + 1) * sizeof *b->cand[l]);
-	for (int l = 0; b->guessing && l < LANES; l++)
-		b->guessing &= b->cand[l] != NULL;
-	for (int l = 0; !b->guessing && l < LANES; l++) {
-		free(b->cand[l]);
-		b->cand[l] = NULL;
-	}
+	if (b->guessing && !(b->cand[0] = malloc((LANES * b->room + 1) * sizeof *b->cand[0])))
+		b->guessing = 0;
+	atomic_init(&b->used, 0);
 }
 
 static void guess_task(ckpt_topk *t, size_t k)

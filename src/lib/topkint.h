@@ -35,7 +35,12 @@ struct boundary {
 	 * counts those above, for the boundary's rank `rank` */
 	int guessing, overflow[LANES];
 	int hist_too;           /* a likely miss: the histograms fed beside */
-	size_t room;
+	size_t room;            /* per lane: cand[0] holds LANES * room */
+	/* (the lanes take chunks of cand[0] as they fill them, however unevenly
+	 * a pass's pieces fall to them: ncand[l] .. cend[l] is what is left of
+	 * lane l's; used, what the lanes have taken) */
+	atomic_size_t used;
+	size_t cend[LANES];
 	uint64_t glo, ghi, rank, above[LANES];
 	/* hist_too's window: the keys whose top 64 - shift bits are base ..
 	 * base + 2^DIGIT - 1 (the sample's wider window) counted by those bits
@@ -72,9 +77,9 @@ int ckpt_topk_large(const ckpt_topk *t);
 /* A guessing boundary's pass: its window's keys gathered, those above it
  * counted (from keys, or from float32 values keyed as they are fed). */
 void ckpt_topk_gather(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
-                      size_t n, size_t cap);
+                      size_t n);
 void ckpt_topk_gather_f32(struct boundary *b, int lane, const float *base, const float *x,
-                          uint64_t start, size_t n, size_t cap);
+                          uint64_t start, size_t n);
 /* hist_too's histograms, where the guess has a window of digits. */
 void ckpt_topk_feed_window(struct boundary *b, int lane, const uint64_t *keys, size_t n);
 /* At the pass's end: the boundary found among the gathered keys, or the

@@ -193,6 +193,10 @@ static int by_key_then_index(const void *pa, const void *pb)
  * keyed as fed), or NULL: the keys themselves. */
 static const float *feed_b, *feed_x;
 
+/* Lane 1 fed one piece in ten, not every other one (as two threads taking
+ * a pass's pieces may share them). */
+static int uneven;
+
 /* One boundary pair found from the keys fed 60000 at a time, after a
  * sample of `ns` keys from `sample` (0: none), against the sort. */
 static int select_with_sample(const uint64_t *keys, const uint64_t *order, size_t n,
@@ -210,7 +214,9 @@ static int select_with_sample(const uint64_t *keys, const uint64_t *order, size_
 	}
 	while (ckpt_topk_more(t)) {
 		for (size_t i = 0; i < n; i += 60000) {
-			int lane = ckpt_topk_lanes(t) > 1 ? (int)(i / 60000 % 2) : 0;
+			int lane = ckpt_topk_lanes(t) < 2  ? 0
+			           : uneven                ? i / 60000 % 10 == 9
+			                                   : (int)(i / 60000 % 2);
 			size_t m = n - i < 60000 ? n - i : 60000;
 
 			if (feed_b)
@@ -325,6 +331,44 @@ static void selects_from_floats_as_from_their_keys(void **state)
 	free(keys);
 	free(order);
 	free(wrong);
+	free(b);
+	free(x);
+}
+
+/* A guess's room is shared by the lanes: where the window's keys fit it,
+ * the boundary is found in one pass, however unevenly the lanes met them
+ * - here one lane nearly all of 187500 keys equal to the boundary's, more
+ * than half the room (keys and float32 values fed). */
+static void a_guess_room_is_shared_by_the_lanes(void **state)
+{
+	enum { N = 1500000 };
+	uint64_t *keys = malloc(N * sizeof *keys), *order = malloc(N * sizeof *order);
+	float *b = malloc(N * sizeof *b), *x = malloc(N * sizeof *x);
+	size_t r = 0;
+
+	(void)state;
+	assert_true(keys && order && b && x);
+	srand(13);
+	for (size_t i = 0; i < N; i++) {
+		b[i] = (float)(rand() % (1 << 23)) * 0x1p-20f - 4; /* (b + 0.5 exact) */
+		x[i] = i % 8 == 0 ? b[i] + 0.5f : (float)rand() / (float)RAND_MAX * 8 - 4;
+		keys[i] = ckpt_magnitude_key_f32(x[i], b[i]);
+		order[i] = i;
+	}
+	sort_keys = keys;
+	qsort(order, N, sizeof *order, by_key_then_index);
+	while (keys[order[r]] != UINT64_C(0x3fe0000000000000))
+		r++;
+	uneven = 1;
+	for (int f = 0; f < 2; f++) {
+		feed_b = f ? b : NULL;
+		feed_x = f ? x : NULL;
+		assert_int_equal(select_with_sample(keys, order, N, keys, N / 4, 1000, r + 60000), 1);
+	}
+	uneven = 0;
+	feed_b = feed_x = NULL;
+	free(keys);
+	free(order);
 	free(b);
 	free(x);
 }
@@ -472,6 +516,7 @@ int main(void)
 		cmocka_unit_test(selects_ranks_as_a_sort_does),
 		cmocka_unit_test(selects_large_variables_with_or_without_a_guess),
 		cmocka_unit_test(selects_from_floats_as_from_their_keys),
+		cmocka_unit_test(a_guess_room_is_shared_by_the_lanes),
 		cmocka_unit_test(draws_as_the_man_page_says),
 		cmocka_unit_test(windows_floor_exactly),
 		cmocka_unit_test(rounds_the_formula_once),
