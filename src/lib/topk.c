@@ -215,35 +215,69 @@ static int by_rank(const void *pa, const void *pb)
 	return (a->index > b->index) - (a->index < b->index);
 }
 
-/* Reorder c[0..n) so that c[k] is the one by_rank() puts k-th (Hoare's
- * selection: no sort needed for one rank). */
+/* What ranks c: its key, or (among equal keys) its index, the lower first
+ * - either way, the larger value first. */
+static inline uint64_t rank_value(const struct candidate *c, int by_index)
+{
+	return by_index ? ~c->index : c->key;
+}
+
+static void swap(struct candidate *a, struct candidate *b)
+{
+	struct candidate x = *a;
+
+	*a = *b;
+	*b = x;
+}
+
+/* Reorder c[0..n) so that c[k] is the one by_rank() puts k-th and those
+ * before it rank before it: a radix select - the values' range in 256
+ * parts, those above the part of rank k put first, those below it last,
+ * then the same within that part (by index once its keys are equal); a
+ * few elements sorted. */
 void ckpt_topk_select_rank(struct candidate *c, size_t n, size_t k)
 {
-	size_t lo = 0, hi = n - 1;
+	size_t lo = 0, hi = n, count[256];
+	int by_index = 0;
 
-	while (lo < hi) {
-		struct candidate pivot = c[lo + (hi - lo) / 2], x;
-		size_t i = lo, j = hi;
+	while (hi - lo > 16) {
+		uint64_t min = UINT64_MAX, max = 0;
+		size_t a, i, z, above = 0;
+		unsigned part = 0, shift = 0;
 
-		while (i <= j) {
-			while (by_rank(&c[i], &pivot) < 0)
-				i++;
-			while (by_rank(&c[j], &pivot) > 0)
-				j--;
-			if (i <= j) {
-				x = c[i], c[i] = c[j], c[j] = x;
-				i++;
-				if (j-- == 0)
-					break;
-			}
+		for (i = lo; i < hi; i++) {
+			uint64_t v = rank_value(&c[i], by_index);
+
+			min = v < min ? v : min;
+			max = v > max ? v : max;
 		}
-		if (k <= j && j != (size_t)-1)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			break;
+		if (min == max) { /* (equal keys: by index; indices differ) */
+			by_index = 1;
+			continue;
+		}
+		while ((max - min) >> shift > 255)
+			shift++;
+		memset(count, 0, sizeof count);
+		for (i = lo; i < hi; i++)
+			count[(rank_value(&c[i], by_index) - min) >> shift]++;
+		for (part = 255; above + count[part] <= k - lo; part--)
+			above += count[part];
+		for (a = lo, i = lo, z = hi; i < z;) {
+			unsigned d = (unsigned)((rank_value(&c[i], by_index) - min) >> shift);
+
+			if (d > part)
+				swap(&c[a++], &c[i++]);
+			else if (d == part)
+				i++;
+			else
+				swap(&c[i], &c[--z]);
+		}
+		lo = a;
+		hi = z;
 	}
+	for (size_t i = lo + 1; i < hi; i++) /* (a few: sorted) */
+		for (size_t j = i; j > lo && by_rank(&c[j], &c[j - 1]) < 0; j--)
+			swap(&c[j], &c[j - 1]);
 }
 
 /* A digit found (known, prefix, rem: count keys have it): the next pass

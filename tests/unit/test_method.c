@@ -6,6 +6,7 @@
 #include "lib/method.h"
 #include "lib/methodint.h"
 #include "lib/topk.h"
+#include "lib/topkint.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -335,6 +336,45 @@ static void selects_from_floats_as_from_their_keys(void **state)
 	free(x);
 }
 
+/* The selection between passes: c[k] the k-th by key (larger first), by
+ * index among equal keys (lower first), and those before it all ranked
+ * before it (the sample's guesses select within them) - for keys spread
+ * widely, keys mostly equal, and a few. */
+static void selects_a_rank_and_those_before_it(void **state)
+{
+	enum { N = 20000 };
+	struct candidate *c = malloc(N * sizeof *c);
+	uint64_t *keys = malloc(N * sizeof *keys), *order = malloc(N * sizeof *order);
+
+	(void)state;
+	assert_true(c && keys && order);
+	srand(14);
+	for (int kind = 0; kind < 3; kind++) {
+		size_t n = kind == 2 ? 13 : N;
+
+		for (size_t i = 0; i < n; i++) {
+			uint64_t r = (uint64_t)rand() << 31 ^ (uint64_t)rand();
+
+			keys[i] = kind == 1 && i % 10 ? 77 : r >> (kind ? 50 : 1);
+			order[i] = i;
+		}
+		sort_keys = keys;
+		qsort(order, n, sizeof *order, by_key_then_index);
+		for (size_t k = 0; k < n; k += kind == 2 ? 1 : 997) {
+			for (size_t i = 0; i < n; i++) /* (indices unordered) */
+				c[i] = (struct candidate){keys[(i * 7919) % n], (i * 7919) % n};
+			ckpt_topk_select_rank(c, n, k);
+			assert_true(c[k].index == order[k]);
+			for (size_t i = 0; i < k; i++)
+				assert_true(c[i].key > c[k].key ||
+				            (c[i].key == c[k].key && c[i].index < c[k].index));
+		}
+	}
+	free(c);
+	free(keys);
+	free(order);
+}
+
 /* A guess's room is shared by the lanes: where the window's keys fit it,
  * the boundary is found in one pass, however unevenly the lanes met them
  * - here one lane nearly all of 187500 keys equal to the boundary's, more
@@ -516,6 +556,7 @@ int main(void)
 		cmocka_unit_test(selects_ranks_as_a_sort_does),
 		cmocka_unit_test(selects_large_variables_with_or_without_a_guess),
 		cmocka_unit_test(selects_from_floats_as_from_their_keys),
+		cmocka_unit_test(selects_a_rank_and_those_before_it),
 		cmocka_unit_test(a_guess_room_is_shared_by_the_lanes),
 		cmocka_unit_test(draws_as_the_man_page_says),
 		cmocka_unit_test(windows_floor_exactly),
