@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SAMPLE_BYTES (4u << 20) /* for the keys that guide the first pass */
+/* The keys that guide the first pass: 4 MiB, or up to the candidates' room
+ * (the sample is gone before the room is taken) where more are needed. */
+#define SAMPLE_BYTES (4u << 20)
+#define SAMPLE_MOST CANDIDATE_BYTES
 
 /* (the count apart, in a loop that vectorises: keys are below 2^63, so
  * compared as signed integers, which AVX2 compares) */
@@ -244,11 +247,26 @@ int ckpt_topk_window_digit(struct boundary *b, size_t cap)
 	return ckpt_topk_next_phase(b, count, cap) < 0 ? -1 : 1;
 }
 
+/* Sample keys per model: SAMPLE_BYTES' share, or as many as make the
+ * window the room allows (guess_one()) as wide as 3 of the sample's
+ * standard deviations of each boundary's rank - where SAMPLE_MOST allows. */
 static size_t per_model(const ckpt_topk *t)
 {
-	size_t nm = t->nb / 2, n = SAMPLE_BYTES / sizeof *t->sample / (nm ? nm : 1);
+	size_t nm = t->nb / 2 ? t->nb / 2 : 1, n = SAMPLE_BYTES / sizeof *t->sample / nm;
+	size_t most = SAMPLE_MOST / sizeof *t->sample / nm;
 
-	return n < ((size_t)1 << 19) ? n : (size_t)1 << 19;
+	for (size_t i = 0; i < t->nb; i++) {
+		const struct boundary *b = &t->b[i];
+		double q = (double)b->rem / (double)t->n, s, need;
+
+		if (b->phase != HISTOGRAM)
+			continue;
+		/* (h = cap ns / 4n >= 3 sqrt(q (1 - q) ns), and a tenth more) */
+		s = 12 * (double)t->n * sqrt(q * (1 - q)) / (double)t->cap;
+		need = 1.1 * s * s;
+		n = need <= (double)n ? n : need >= (double)most ? most : (size_t)need;
+	}
+	return n;
 }
 
 size_t ckpt_topk_wants_sample(const ckpt_topk *t)
