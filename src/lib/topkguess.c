@@ -10,10 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The keys that guide the first pass: 4 MiB, or up to the candidates' room
- * (the sample is gone before the room is taken) where more are needed. */
+/* The keys that guide the first pass: 4 MiB, or where more are needed up
+ * to 8 MiB (the sample is gone before the candidates' room is taken: the
+ * peak of memory grows by what the room would not have filled). */
 #define SAMPLE_BYTES (4u << 20)
-#define SAMPLE_MOST CANDIDATE_BYTES
+#define SAMPLE_MOST (CANDIDATE_BYTES / 2)
 
 /* (the count apart, in a loop that vectorises: keys are below 2^63, so
  * compared as signed integers, which AVX2 compares) */
