@@ -158,8 +158,8 @@ void ckpt_topk_feed(ckpt_topk *t, int lane, size_t k, const uint64_t *keys, uint
 	feed_one(&t->b[2 * k + 1], lane, keys, start, n);
 }
 
-/* (where a guess gathers, and counts its wider window's keys, they are
- * made as they are tested; for the other boundaries, a run at a time) */
+/* (where a guess only gathers, keys are made as they are tested; for the
+ * other boundaries, a run of them at a time) */
 void ckpt_topk_feed_f32(ckpt_topk *t, int lane, size_t k, const float *b, const float *x,
                         uint64_t start, size_t n)
 {
@@ -170,13 +170,11 @@ void ckpt_topk_feed_f32(ckpt_topk *t, int lane, size_t k, const float *b, const 
 
 	for (int h = 0; h < 2; h++) {
 		struct boundary *bd = &t->b[2 * k + h];
-		int quick = bd->phase == HISTOGRAM && bd->guessing && (!bd->hist_too || bd->whist[lane]);
+		int gathers = bd->phase == HISTOGRAM && bd->guessing && !bd->hist_too;
 
-		if (quick && !bd->overflow[lane])
+		if (gathers && !bd->overflow[lane])
 			ckpt_topk_gather_f32(bd, lane, b, x, start, n);
-		if (quick && bd->hist_too)
-			ckpt_topk_feed_window_f32(bd, lane, b, x, n);
-		else if (!quick && bd->phase != DONE)
+		else if (!gathers && bd->phase != DONE)
 			keyed[nk++] = bd;
 	}
 	for (size_t off = 0; nk && off < n; off += RUN) {
@@ -309,14 +307,14 @@ static int end_one(struct boundary *b, size_t cap)
 	if ((b->phase == HISTOGRAM || b->phase == COLLECT) && merge_lanes(b) < 0)
 		return -1;
 	if (b->phase == HISTOGRAM && b->guessing) {
-		int hist = b->hist_too;
+		int hist = b->hist_too, r;
 
 		ckpt_topk_guessed(b); /* (else the histograms' passes start from the next) */
 		if (!hist || b->phase == DONE)
 			return 0;
-		/* (missed: the window's histogram fed beside ends this pass) */
-		if (b->whist[0])
-			return ckpt_topk_window_digit(b, cap) < 0 ? -1 : 0;
+		/* (missed: the histograms fed beside end this pass) */
+		if (b->whist[0] && (r = ckpt_topk_window_digit(b, cap)) != 0)
+			return r < 0 ? -1 : 0;
 	}
 	switch (b->phase) {
 	case HISTOGRAM:

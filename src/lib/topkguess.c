@@ -85,22 +85,21 @@ void ckpt_topk_gather(struct boundary *b, int lane, const uint64_t *keys, uint64
 	b->cend[lane] = end;
 }
 
-/* hist_too's histogram: a key in the window by its bits below the
- * window's prefix, those above it counted apart; those below need no
- * count (where the boundary is outside the window, the histograms' passes
- * start again) */
+/* hist_too's histograms: a key in the window by its bits below the
+ * window's prefix, any other by the top digit (the first histogram pass's) */
 void ckpt_topk_feed_window(struct boundary *b, int lane, const uint64_t *keys, size_t n)
 {
-	uint64_t base = b->base;
+	uint64_t base = b->base, *hist = b->hist[lane];
 	uint32_t *whist = b->whist[lane];
 	int shift = b->shift;
 
 	b->wabove[lane] += count_above(keys, n, b->over_top);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) { /* (no branch: one store each) */
 		uint64_t d = (keys[i] >> shift) - base;
+		unsigned in = d < (UINT64_C(1) << DIGIT);
 
-		if (d < (UINT64_C(1) << DIGIT)) /* (a few) */
-			whist[d]++;
+		whist[in ? d : 0] += in;
+		hist[keys[i] >> (63 - DIGIT)] += !in;
 	}
 }
 
@@ -156,34 +155,6 @@ void ckpt_topk_gather_f32(struct boundary *bd, int lane, const float *b, const f
 	bd->above[lane] += above;
 	bd->ncand[lane] = c;
 	bd->cend[lane] = end;
-}
-
-/* ckpt_topk_feed_window() from float32 values: tested and counted as
- * ckpt_topk_gather_f32() does, the few in the window keyed again. */
-void ckpt_topk_feed_window_f32(struct boundary *bd, int lane, const float *b, const float *x,
-                               size_t n)
-{
-	uint64_t lo = bd->base << bd->shift, above = 0;
-	uint32_t *whist = bd->whist[lane];
-	int64_t top = bd->over_top >> 63 ? INT64_MAX : (int64_t)bd->over_top;
-	unsigned char in[RUN + 8] = {0};
-
-	for (size_t off = 0; off < n; off += RUN) {
-		size_t m = n - off < RUN ? n - off : RUN;
-
-		above += test_run(b + off, x + off, m, lo, bd->over_top - lo, top, in);
-		memset(in + m, 0, 8);
-		for (size_t i = 0; i < m; i += 8) {
-			uint64_t group;
-
-			memcpy(&group, in + i, sizeof group);
-			for (size_t j = i; group && j < i + 8; j++)
-				if (in[j])
-					whist[(ckpt_magnitude_key_f32(x[off + j], b[off + j]) >>
-					       bd->shift) - bd->base]++;
-		}
-	}
-	bd->wabove[lane] += above;
 }
 
 /* The keys the lanes gathered, at the start of the shared room: each
@@ -242,8 +213,9 @@ void ckpt_topk_guessed(struct boundary *b)
 }
 
 /* A missed guess's window: where it holds the boundary, its digit is
- * known (the keys' top 64 - shift bits); else the histograms' passes
- * start again, from the top digit.  1, or -1: out of memory. */
+ * known (the keys' top 64 - shift bits: 1 returned); else its counts go
+ * into the top digit's histogram (each window digit within one of its
+ * digits), which ends the pass as without a window (0). */
 int ckpt_topk_window_digit(struct boundary *b, size_t cap)
 {
 	uint64_t above = 0, rem, count = 0, d = UINT64_C(1) << DIGIT;
@@ -263,11 +235,12 @@ int ckpt_topk_window_digit(struct boundary *b, size_t cap)
 			}
 			rem -= w[d];
 		}
-	ckpt_topk_free_window(b);
 	if (count == 0) { /* (outside the window) */
-		for (int l = 0; l < LANES; l++)
-			memset(b->hist[l], 0, ((size_t)1 << DIGIT) * sizeof *b->hist[l]);
-		return 1;
+		for (d = 0; d < UINT64_C(1) << DIGIT; d++) /* (where keys are: below 2^63) */
+			if (w[d])
+				b->hist[0][((b->base + d) << b->shift) >> (63 - DIGIT)] += w[d];
+		ckpt_topk_free_window(b);
+		return 0;
 	}
 	b->known = 64 - b->shift;
 	b->prefix = (b->base + d) << b->shift;
@@ -326,9 +299,8 @@ void ckpt_topk_sample(ckpt_topk *t, size_t k, const uint64_t *keys, size_t n)
  * p + h.  (Only for large variables: a smaller one's passes cost less
  * than the sample's selection.)  Where that is within 3 standard
  * deviations of the sample's rank (sqrt(q (1 - q) ns), q = p / ns) a
- * miss is likely: the pass also counts the keys of a window of 6 by their
- * digits, so that a miss within it costs no pass more than no guess (one
- * beyond it costs one). */
+ * miss is likely: the pass feeds the histograms too, so that a miss costs
+ * no pass. */
 /* The key of the sample's rank r into *key (none beyond the sample: *key
  * unchanged); returns how many rank before it (the rest of the sample). */
 static size_t sample_key(struct candidate *s, size_t ns, double r, uint64_t *key)

@@ -44,8 +44,8 @@ struct boundary {
 	uint64_t glo, ghi, rank, above[LANES];
 	/* hist_too's window: the keys whose top 64 - shift bits are base ..
 	 * base + 2^DIGIT - 1 (the sample's wider window) counted by those bits
-	 * (whist: NULL where there is none; then the top digit's histograms),
-	 * those above the window apart (wabove) */
+	 * (whist: NULL where there is none), the others in the top digit's
+	 * histograms, those above the window also apart (wabove) */
 	int shift;
 	uint32_t *whist[LANES];
 	uint64_t base, over_top, wabove[LANES];
@@ -80,14 +80,11 @@ void ckpt_topk_gather(struct boundary *b, int lane, const uint64_t *keys, uint64
                       size_t n);
 void ckpt_topk_gather_f32(struct boundary *b, int lane, const float *base, const float *x,
                           uint64_t start, size_t n);
-/* hist_too's histogram, where the guess has a window of digits (from keys,
- * or from float32 values keyed as they are fed). */
+/* hist_too's histograms, where the guess has a window of digits. */
 void ckpt_topk_feed_window(struct boundary *b, int lane, const uint64_t *keys, size_t n);
-void ckpt_topk_feed_window_f32(struct boundary *b, int lane, const float *base, const float *x,
-                               size_t n);
 /* At the pass's end: the boundary found among the gathered keys, or the
- * guess dropped; a missed guess's next pass from its window's histogram
- * (1; -1: out of memory). */
+ * guess dropped; a missed guess's window digit (1: known, 0: none, -1:
+ * out of memory). */
 void ckpt_topk_guessed(struct boundary *b);
 int ckpt_topk_window_digit(struct boundary *b, size_t cap);
 
