@@ -398,7 +398,7 @@ static uint64_t changed_by_dtype(const struct work *w, const ckpt_var *v0)
 	if (!w->natural)
 		return 0;
 	return count_changed(v0->name, w->start, w->natural->out, w->scratch, w->c->out,
-	                     w->out, w->n);
+	                     w->out, w->p.n);
 }
 
 /* Average this rank's share of variable v0; returns how many values were

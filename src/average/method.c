@@ -3,8 +3,6 @@
  * products exactly), each in streamed passes over every input's slabs,
  * then the formula over this rank's share, slab by slab. */
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,14 +71,12 @@ struct piece {
 
 typedef void piece_fn(void *ctx, const struct piece *p);
 
-/* A slab being taken piece by piece: its buffers stay valid while the
- * next slab is read. */
-struct pieces {
+/* The slab being taken piece by piece (work.h): its buffers stay valid
+ * while the next slab is read. */
+struct cur_slab {
 	const struct readers *r;
 	const void **in;
 	uint64_t start;
-	size_t count;
-	atomic_size_t next;
 	int doubles;
 };
 
@@ -88,40 +84,32 @@ struct pieces {
 struct taker {
 	piece_fn *fn;
 	void *ctx;
-	struct pieces *s;
+	const struct cur_slab *s;
 	double *buf;
 	const double **x;
 	const void **at; /* the inputs at the piece */
-	pthread_t th;
-	int threaded;
 };
 
-static void *take_pieces(void *arg)
+static void take_piece(void *arg, size_t off, size_t n)
 {
 	struct taker *h = arg;
-	struct pieces *s = h->s;
+	const struct cur_slab *s = h->s;
 	const struct readers *r = s->r;
-	struct piece p = {h->at, r->types, s->doubles ? h->x : NULL, 0, 0};
-	size_t off;
+	struct piece p = {h->at, r->types, s->doubles ? h->x : NULL, s->start + off, n};
 
-	while ((off = atomic_fetch_add(&s->next, PIECE)) < s->count) {
-		p.n = s->count - off < PIECE ? s->count - off : PIECE;
-		p.start = s->start + off;
-		for (size_t k = 0; k < r->n; k++) {
-			h->at[k] = (const char *)s->in[k] + off * ckpt_dtype_size(r->types[k]);
-			if (s->doubles)
-				ckpt_to_double(r->types[k], h->at[k], h->buf + k * PIECE, p.n);
-		}
-		h->fn(h->ctx, &p);
+	for (size_t k = 0; k < r->n; k++) {
+		h->at[k] = (const char *)s->in[k] + off * ckpt_dtype_size(r->types[k]);
+		if (s->doubles)
+			ckpt_to_double(r->types[k], h->at[k], h->buf + k * PIECE, n);
 	}
-	return NULL;
+	h->fn(h->ctx, &p);
 }
 
-static void new_taker(struct taker *h, piece_fn *fn, void *ctx, struct pieces *s, size_t nin)
+static void new_taker(struct taker *h, piece_fn *fn, void *ctx, const struct cur_slab *s,
+                      size_t nin)
 {
-	*h = (struct taker){.fn = fn, .ctx = ctx, .s = s,
-	                    .buf = s->doubles ? malloc(nin * PIECE * sizeof *h->buf) : NULL,
-	                    .x = calloc(nin, sizeof *h->x), .at = calloc(nin, sizeof *h->at)};
+	*h = (struct taker){fn, ctx, s, s->doubles ? malloc(nin * PIECE * sizeof *h->buf) : NULL,
+	                    calloc(nin, sizeof *h->x), calloc(nin, sizeof *h->at)};
 	if ((s->doubles && !h->buf) || !h->x || !h->at)
 		die("out of memory");
 	for (size_t k = 0; s->doubles && k < nin; k++)
@@ -139,8 +127,9 @@ static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **c
                        size_t first, int doubles)
 {
 	struct readers r;
-	struct pieces s = {&r, NULL, 0, 0, 0, doubles};
-	struct taker h[2]; /* h[1] on a thread: while this one reads, then both */
+	struct cur_slab s = {&r, NULL, 0, doubles};
+	struct taker h[2]; /* h[1] the worker's */
+	struct pieces p = {.fn = take_piece, .ctx = {&h[0], &h[1]}, .piece = PIECE};
 	int more;
 
 	open_all(j, v0, &r, first ? first * ckpt_dtype_size(v0->dtype) : AVG_SLAB_BYTES);
@@ -152,14 +141,9 @@ static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **c
 		for (size_t k = 0; k < j->nin; k++)
 			s.in[k] = r.s[k].buf;
 		s.start = r.s[0].start;
-		s.count = r.s[0].count;
-		atomic_store(&s.next, 0);
-		h[1].threaded = pthread_create(&h[1].th, NULL, take_pieces, &h[1]) == 0;
+		pieces_start(&p, r.s[0].count);
 		more = first ? 0 : next_all(&r);
-		if (split || !h[1].threaded)
-			take_pieces(&h[0]);
-		if (h[1].threaded)
-			pthread_join(h[1].th, NULL);
+		pieces_finish(&p, split);
 	}
 	close_all(&r);
 	free(s.in);

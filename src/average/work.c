@@ -1,60 +1,73 @@
-/* work.c - a slab combined by a worker thread and the main thread. */
+/* work.c - a slab's pieces taken by a worker thread and the main thread. */
 #include "average/work.h"
 
 #include <stdint.h>
 
-#define PIECE (1u << 14) /* values a thread takes at a time */
-
-static size_t take_pieces(struct work *w)
+static void take(struct pieces *p, void *ctx)
 {
-	size_t bad = 0, off;
+	size_t off;
 
-	while ((off = atomic_fetch_add(&w->next, PIECE)) < w->n) {
-		size_t n = w->n - off < PIECE ? w->n - off : PIECE;
-
-		if (w->method) {
-			size_t r = ckpt_method_range(w->method, w->ptrs, w->out, w->start, off, n);
-
-			if (r == SIZE_MAX)
-				atomic_store(&w->oom, 1);
-			bad += r == SIZE_MAX ? 0 : r;
-		} else
-			bad += ckpt_combine_range(w->c, w->ptrs, w->out, off, n);
-		if (w->natural)
-			ckpt_combine_range(w->natural, w->ptrs, w->scratch, off, n);
-	}
-	return bad;
+	while ((off = atomic_fetch_add(&p->next, p->piece)) < p->n)
+		p->fn(ctx, off, p->n - off < p->piece ? p->n - off : p->piece);
 }
 
-static void *combine_work(void *arg)
+static void *worker(void *arg)
 {
-	struct work *w = arg;
+	struct pieces *p = arg;
 
-	w->worker_bad = take_pieces(w);
+	take(p, p->ctx[1]);
 	return NULL;
 }
 
-/* Hand the slab in w to a worker thread; a slab of one piece or less is not
- * worth a thread (its start costs more than the piece: thousands of small
- * variables would pay it each), and work_complete() combines it all, as it does
- * when no thread can start. */
+void pieces_start(struct pieces *p, size_t n)
+{
+	p->n = n;
+	atomic_store(&p->next, 0);
+	p->threaded = n > p->piece && pthread_create(&p->thread, NULL, worker, p) == 0;
+}
+
+void pieces_finish(struct pieces *p, int help)
+{
+	if (help || !p->threaded)
+		take(p, p->ctx[0]);
+	if (p->threaded)
+		pthread_join(p->thread, NULL);
+	p->threaded = 0;
+}
+
+#define PIECE (1u << 14) /* values a thread takes at a time */
+
+static void combine_piece(void *ctx, size_t off, size_t n)
+{
+	struct work_half *h = ctx;
+	struct work *w = h->w;
+
+	if (w->method) {
+		size_t r = ckpt_method_range(w->method, w->ptrs, w->out, w->start, off, n);
+
+		if (r == SIZE_MAX)
+			atomic_store(&w->oom, 1);
+		h->bad += r == SIZE_MAX ? 0 : r;
+	} else
+		h->bad += ckpt_combine_range(w->c, w->ptrs, w->out, off, n);
+	if (w->natural)
+		ckpt_combine_range(w->natural, w->ptrs, w->scratch, off, n);
+}
+
 void work_start(struct work *w, size_t n)
 {
-	w->n = n;
-	w->worker_bad = 0;
-	atomic_store(&w->next, 0);
-	w->threaded = n > PIECE && pthread_create(&w->thread, NULL, combine_work, w) == 0;
+	for (int i = 0; i < 2; i++) {
+		w->half[i] = (struct work_half){w, 0};
+		w->p.ctx[i] = &w->half[i];
+	}
+	w->p.fn = combine_piece;
+	w->p.piece = PIECE;
+	pieces_start(&w->p, n);
 	w->pending = 1;
 }
 
-/* Combine what is left of the slab in w, wait for its worker; returns how
- * many values were out of range. */
 size_t work_complete(struct work *w)
 {
-	size_t bad = take_pieces(w);
-
-	if (w->threaded)
-		pthread_join(w->thread, NULL);
-	w->threaded = 0;
-	return bad + w->worker_bad;
+	pieces_finish(&w->p, 1);
+	return w->half[0].bad + w->half[1].bad;
 }

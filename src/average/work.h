@@ -1,6 +1,8 @@
-/* work.h - ckpt-average's slabs combined on two cores: a worker thread
- * takes pieces of a slab while the main thread, the only one to call HDF5,
- * reads the next slab and writes the previous one, then takes pieces too. */
+/* work.h - ckpt-average's slabs on two cores: a worker thread takes
+ * pieces of a slab while the main thread, the only one to call HDF5,
+ * reads the next slab (and writes the previous one), then takes pieces
+ * too - for the combining passes (struct work) and the merge methods'
+ * measuring passes alike (struct pieces). */
 #ifndef CKPT_AVERAGE_WORK_H
 #define CKPT_AVERAGE_WORK_H
 
@@ -11,6 +13,28 @@
 #include "lib/ckpt.h"
 #include "lib/method.h"
 
+/* A slab's n values taken `piece` at a time by this thread and a worker,
+ * each calling fn with its own ctx (this one's ctx[0], the worker's
+ * ctx[1]) for the values off .. off + len. */
+typedef void pieces_fn(void *ctx, size_t off, size_t len);
+
+struct pieces {
+	pieces_fn *fn;
+	void *ctx[2];
+	size_t n, piece;
+	atomic_size_t next;  /* first value no thread has taken yet */
+	pthread_t thread;
+	int threaded;        /* a worker thread runs on them */
+};
+
+/* Hand the n values to a worker thread: none where they are one piece or
+ * less (its start would cost more than the piece: thousands of small
+ * variables would pay it) or no thread starts. */
+void pieces_start(struct pieces *p, size_t n);
+/* Take what is left here - but, where help is 0 and a worker runs, leave
+ * them all to it, taken in order - and wait for the worker. */
+void pieces_finish(struct pieces *p, int help);
+
 /* A slab being combined. */
 struct work {
 	const ckpt_combine *c;
@@ -20,18 +44,19 @@ struct work {
 	const void **ptrs;
 	void *out, *scratch;
 	uint64_t start;      /* of the slab in the variable */
-	size_t n, worker_bad;
-	atomic_size_t next;  /* first value no thread has taken yet */
+	struct pieces p;
+	struct work_half {   /* each thread's: how many values were out of range */
+		struct work *w;
+		size_t bad;
+	} half[2];
 	ckpt_region region;
-	pthread_t thread;
-	int threaded;        /* a worker thread runs on it */
 	int pending;         /* combined or being combined, not yet written */
 	atomic_int oom;      /* a merge method's block found no memory */
 };
 
 /* Hand the slab of n values in w to a worker thread (or to none: see
- * work.c); combine what is left and wait for the worker, returning how
- * many values were out of range. */
+ * pieces_start()); combine what is left and wait for the worker, returning
+ * how many values were out of range. */
 void work_start(struct work *w, size_t n);
 size_t work_complete(struct work *w);
 
