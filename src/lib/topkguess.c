@@ -46,11 +46,25 @@ static int new_chunk(struct boundary *b, int lane, size_t *c, size_t *end)
 	return 0;
 }
 
+/* Keys i .. to of keys gathered one at a time (-1: the room is full). */
+static int gather_each(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
+                       size_t i, size_t to, size_t *c, size_t *end)
+{
+	for (; i < to; i++) {
+		if (keys[i] - b->glo > b->ghi - b->glo) /* (outside the window: most) */
+			continue;
+		if (*c == *end && new_chunk(b, lane, c, end) < 0)
+			return -1;
+		b->cand[0][(*c)++] = (struct candidate){keys[i], start + i};
+	}
+	return 0;
+}
+
 CKPT_WIDE_VECTORS
 void ckpt_topk_gather(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
                       size_t n)
 {
-	size_t c = b->ncand[lane], end = b->cend[lane];
+	size_t c = b->ncand[lane], end = b->cend[lane], i = 0;
 	uint64_t lo = b->glo, span = b->ghi - b->glo;
 	struct candidate *cand = b->cand[0];
 
@@ -58,29 +72,25 @@ void ckpt_topk_gather(struct boundary *b, int lane, const uint64_t *keys, uint64
 	/* 8 keys at a time: most groups have none in the window; in the others,
 	 * where the chunk holds them, no branch per key (each written where the
 	 * next one in the window goes) */
-	for (size_t i = 0; i < n; i += 8) {
-		size_t g = n - i < 8 ? n - i : 8;
+	for (; i + 8 <= n; i += 8) {
 		uint64_t any = 0;
 
-		for (size_t j = 0; g == 8 && j < 8; j++)
+		for (size_t j = 0; j < 8; j++)
 			any |= keys[i + j] - lo <= span ? 1u : 0u;
-		if (g == 8 && !any)
+		if (!any)
 			continue;
-		if (g == 8 && end - c >= 8) {
-			for (size_t j = 0; j < 8; j++) {
-				cand[c] = (struct candidate){keys[i + j], start + i + j};
-				c += keys[i + j] - lo <= span ? 1u : 0u;
-			}
+		if (end - c < 8) {
+			if (gather_each(b, lane, keys, start, i, i + 8, &c, &end) < 0)
+				return;
 			continue;
 		}
-		for (size_t j = i; j < i + g; j++) {
-			if (keys[j] - lo > span) /* (outside [lo, lo + span]: most) */
-				continue;
-			if (c == end && new_chunk(b, lane, &c, &end) < 0)
-				return;
-			cand[c++] = (struct candidate){keys[j], start + j};
+		for (size_t j = 0; j < 8; j++) {
+			cand[c] = (struct candidate){keys[i + j], start + i + j};
+			c += keys[i + j] - lo <= span ? 1u : 0u;
 		}
 	}
+	if (gather_each(b, lane, keys, start, i, n, &c, &end) < 0)
+		return;
 	b->ncand[lane] = c;
 	b->cend[lane] = end;
 }
@@ -157,27 +167,20 @@ void ckpt_topk_gather_f32(struct boundary *bd, int lane, const float *b, const f
 	bd->cend[lane] = end;
 }
 
-/* The keys the lanes gathered, at the start of the shared room: each
- * lane's chunk has a rest it did not fill. */
+/* The keys the lanes gathered, moved to the start of the shared room: the
+ * rest of each lane's last chunk left out. */
 static size_t gathered(struct boundary *b)
 {
-	size_t all = LANES * b->room, used = atomic_load(&b->used), at, n;
-	size_t hole[LANES][2], nh = 0;
+	size_t all = LANES * b->room, used = atomic_load(&b->used), n = 0;
 
 	used = used < all ? used : all;
-	for (int l = 0; l < LANES; l++) { /* (in order of where they are) */
-		size_t h = nh++;
+	for (size_t i = 0; i < used; i++) {
+		int rest = 0;
 
-		for (; h > 0 && hole[h - 1][0] > b->ncand[l]; h--)
-			memcpy(hole[h], hole[h - 1], sizeof hole[h]);
-		hole[h][0] = b->ncand[l];
-		hole[h][1] = b->cend[l];
-	}
-	n = hole[0][0];
-	for (size_t h = 0; h < nh; h++) {
-		at = h + 1 < nh ? hole[h + 1][0] : used;
-		memmove(b->cand[0] + n, b->cand[0] + hole[h][1], (at - hole[h][1]) * sizeof *b->cand[0]);
-		n += at - hole[h][1];
+		for (int l = 0; l < LANES; l++)
+			rest |= i >= b->ncand[l] && i < b->cend[l];
+		if (!rest)
+			b->cand[0][n++] = b->cand[0][i];
 	}
 	return n;
 }
