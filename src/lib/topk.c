@@ -165,18 +165,20 @@ void ckpt_topk_feed_f32(ckpt_topk *t, int lane, size_t k, const float *b, const 
 {
 	enum { RUN = 512 };
 	uint64_t keys[RUN];
-	struct boundary *keyed[2];
-	int nk = 0;
+	struct boundary *keyed[2], *gathering[2];
+	int nk = 0, ng = 0;
 
 	for (int h = 0; h < 2; h++) {
 		struct boundary *bd = &t->b[2 * k + h];
 		int gathers = bd->phase == HISTOGRAM && bd->guessing && !bd->hist_too;
 
 		if (gathers && !bd->overflow[lane])
-			ckpt_topk_gather_f32(bd, lane, b, x, start, n);
+			gathering[ng++] = bd;
 		else if (!gathers && bd->phase != DONE)
 			keyed[nk++] = bd;
 	}
+	if (ng)
+		ckpt_topk_gather_f32(gathering, ng, lane, b, x, start, n);
 	for (size_t off = 0; nk && off < n; off += RUN) {
 		size_t m = n - off < RUN ? n - off : RUN;
 

@@ -113,58 +113,101 @@ void ckpt_topk_feed_window(struct boundary *b, int lane, const uint64_t *keys, s
 	}
 }
 
-/* ckpt_topk_gather() from float32 values: each run's keys tested (in or not:
- * one byte each) and counted in a loop that vectorises, the few groups of
- * 8 with one in the window keyed again and gathered. */
+/* ckpt_topk_gather() from float32 values, for a model's nw (1 or 2)
+ * gathering boundaries at once: each run's keys made once and tested
+ * against every window (bit w of a byte per key: in window w) and counted
+ * above them, in a loop that vectorises; the few groups of 8 with one in a
+ * window keyed again and gathered. */
 enum { RUN = 512 };
 
-CKPT_WIDE_VECTORS
-static uint64_t test_run(const float *restrict b, const float *restrict x, size_t m, uint64_t lo,
-                         uint64_t span, int64_t top, unsigned char *restrict in)
+struct window {
+	uint64_t lo, span;
+	int64_t top; /* (keys are below 2^63: a top past it counts none above) */
+};
+
+static inline void test_windows(const float *restrict b, const float *restrict x, size_t m,
+                                const struct window *w, int nw, uint64_t *above,
+                                unsigned char *restrict in)
 {
-	uint64_t above = 0;
+	uint64_t a0 = 0, a1 = 0;
 
 	for (size_t i = 0; i < m; i++) {
 		uint64_t key = ckpt_magnitude_key_f32(x[i], b[i]);
+		unsigned char bits = key - w[0].lo <= w[0].span;
 
-		above += (int64_t)key > top ? 1u : 0u;
-		in[i] = key - lo <= span;
+		a0 += (int64_t)key > w[0].top ? 1u : 0u;
+		if (nw > 1) {
+			a1 += (int64_t)key > w[1].top ? 1u : 0u;
+			bits |= (unsigned char)((key - w[1].lo <= w[1].span) << 1);
+		}
+		in[i] = bits;
 	}
-	return above;
+	above[0] += a0;
+	above[1] += a1;
 }
 
-void ckpt_topk_gather_f32(struct boundary *bd, int lane, const float *b, const float *x,
-                          uint64_t start, size_t n)
+CKPT_WIDE_VECTORS
+static void test_run(const float *restrict b, const float *restrict x, size_t m,
+                     const struct window *w, int nw, uint64_t *above, unsigned char *restrict in)
 {
-	uint64_t lo = bd->glo, span = bd->ghi - bd->glo, above = 0;
-	/* (keys are below 2^63: a top past it counts none above) */
-	int64_t top = (lo + span) >> 63 ? INT64_MAX : (int64_t)(lo + span);
-	size_t c = bd->ncand[lane], end = bd->cend[lane];
-	struct candidate *cand = bd->cand[0];
-	unsigned char in[RUN + 8] = {0};
+	if (nw > 1)
+		test_windows(b, x, m, w, 2, above, in);
+	else
+		test_windows(b, x, m, w, 1, above, in);
+}
 
-	for (size_t off = 0; off < n; off += RUN) {
+/* Where a boundary's gathered keys go: its lane's chunk of the room. */
+struct gathering {
+	struct boundary *bd;
+	size_t c, end;
+	int full;
+};
+
+void ckpt_topk_gather_f32(struct boundary **bd, int nw, int lane, const float *b,
+                          const float *x, uint64_t start, size_t n)
+{
+	struct window w[2];
+	struct gathering g[2];
+	uint64_t above[2] = {0, 0};
+	unsigned char in[RUN + 8] = {0};
+	int live = nw;
+
+	for (int k = 0; k < nw; k++) {
+		w[k].lo = bd[k]->glo;
+		w[k].span = bd[k]->ghi - bd[k]->glo;
+		w[k].top = (w[k].lo + w[k].span) >> 63 ? INT64_MAX : (int64_t)(w[k].lo + w[k].span);
+		g[k] = (struct gathering){bd[k], bd[k]->ncand[lane], bd[k]->cend[lane], 0};
+	}
+	for (size_t off = 0; live && off < n; off += RUN) {
 		size_t m = n - off < RUN ? n - off : RUN;
 
-		above += test_run(b + off, x + off, m, lo, span, top, in);
+		test_run(b + off, x + off, m, w, nw, above, in);
 		memset(in + m, 0, 8);
 		for (size_t i = 0; i < m; i += 8) {
 			uint64_t group;
 
 			memcpy(&group, in + i, sizeof group);
-			for (size_t j = i; group && j < i + 8; j++) {
-				if (!in[j])
-					continue;
-				if (c == end && new_chunk(bd, lane, &c, &end) < 0)
-					return;
-				cand[c++] = (struct candidate){
-					ckpt_magnitude_key_f32(x[off + j], b[off + j]), start + off + j};
-			}
+			for (size_t j = i; group && j < i + 8; j++)
+				for (int k = 0; in[j] && k < nw; k++) {
+					struct gathering *gk = &g[k];
+
+					if (!(in[j] >> k & 1) || gk->full)
+						continue;
+					if (gk->c == gk->end && new_chunk(gk->bd, lane, &gk->c, &gk->end) < 0) {
+						gk->full = 1; /* (its guess is dropped) */
+						live--;
+						continue;
+					}
+					gk->bd->cand[0][gk->c++] = (struct candidate){
+						ckpt_magnitude_key_f32(x[off + j], b[off + j]), start + off + j};
+				}
 		}
 	}
-	bd->above[lane] += above;
-	bd->ncand[lane] = c;
-	bd->cend[lane] = end;
+	for (int k = 0; k < nw; k++) {
+		g[k].bd->above[lane] += above[k];
+		g[k].bd->ncand[lane] = g[k].c;
+		g[k].bd->cend[lane] = g[k].end;
+	}
 }
 
 /* The keys the lanes gathered, moved to the start of the shared room: the
@@ -305,12 +348,14 @@ void ckpt_topk_sample(ckpt_topk *t, size_t k, const uint64_t *keys, size_t n)
  * miss is likely: the pass feeds the histograms too, so that a miss costs
  * no pass. */
 /* The key of the sample's rank r into *key (none beyond the sample: *key
- * unchanged); returns how many rank before it (the rest of the sample). */
-static size_t sample_key(struct candidate *s, size_t ns, double r, uint64_t *key)
+ * unchanged); returns how many rank before it.  The sample's first lim
+ * rank before the rest (selected so for a higher rank): a rank among them
+ * is selected among them alone. */
+static size_t sample_key(struct candidate *s, size_t ns, size_t lim, double r, uint64_t *key)
 {
 	if (r < 0 || r >= (double)ns)
-		return ns;
-	ckpt_topk_select_rank(s, ns, (size_t)r);
+		return lim;
+	ckpt_topk_select_rank(s, (size_t)r < lim ? lim : ns, (size_t)r);
 	*key = s[(size_t)r].key;
 	return (size_t)r;
 }
@@ -342,30 +387,32 @@ static void window_histogram(struct boundary *b, uint64_t lo, uint64_t hi, uint6
 	                  : ((b->base + (UINT64_C(1) << DIGIT)) << shift) - 1;
 }
 
-static void guess_one(struct boundary *b, struct candidate *s, size_t ns, uint64_t n,
-                      size_t cap)
+/* (returns lim: those of the sample ranked before the ranks it selected) */
+static size_t guess_one(struct boundary *b, struct candidate *s, size_t ns, size_t lim,
+                        uint64_t n, size_t cap)
 {
 	double p = (double)b->rem * (double)ns / (double)n, h = (double)cap * ns / 4.0 / (double)n;
 	double q = p / (double)(ns ? ns : 1), sd = sqrt(q * (1 - q) * (double)ns);
 	uint64_t wlo = 0, whi = UINT64_MAX >> 1;
 
 	if (b->phase != HISTOGRAM || b->known != 1 || ns == 0 || h < 16 || n < 2 * (uint64_t)cap)
-		return;
+		return lim;
 	b->hist_too = h < sd * 3;
 	b->rank = b->rem;
 	b->ghi = UINT64_MAX;
 	b->glo = 0;
 	/* (each lower rank then among those ranked before the one above it) */
 	if (b->hist_too)
-		ns = sample_key(s, ns, p + 6 * sd + 1, &wlo);
-	ns = sample_key(s, ns, p + h + 1, &b->glo);
-	ns = sample_key(s, ns, p - h, &b->ghi);
+		lim = sample_key(s, ns, lim, p + 6 * sd + 1, &wlo);
+	lim = sample_key(s, ns, lim, p + h + 1, &b->glo);
+	lim = sample_key(s, ns, lim, p - h, &b->ghi);
 	if (b->hist_too) {
-		sample_key(s, ns, p - 6 * sd, &whi);
+		lim = sample_key(s, ns, lim, p - 6 * sd, &whi);
 		window_histogram(b, wlo, whi, n);
 	}
 	b->room = cap / 2;
 	b->guessing = 1;
+	return lim;
 }
 
 /* Room for a guess's keys: one array, the lanes' chunks in it. */
@@ -380,8 +427,11 @@ static void guess_task(ckpt_topk *t, size_t k)
 {
 	struct candidate *s = t->sample + k * t->per_model;
 
-	guess_one(&t->b[2 * k], s, t->nsample[k], t->n, t->cap);
-	guess_one(&t->b[2 * k + 1], s, t->nsample[k], t->n, t->cap);
+	size_t ns = t->nsample[k];
+
+	/* (the higher rank first: the lower one's then among fewer) */
+	guess_one(&t->b[2 * k], s, ns, guess_one(&t->b[2 * k + 1], s, ns, ns, t->n, t->cap),
+	          t->n, t->cap);
 }
 
 void ckpt_topk_guess(ckpt_topk *t)

@@ -78,8 +78,9 @@ int ckpt_topk_large(const ckpt_topk *t);
  * counted (from keys, or from float32 values keyed as they are fed). */
 void ckpt_topk_gather(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
                       size_t n);
-void ckpt_topk_gather_f32(struct boundary *b, int lane, const float *base, const float *x,
-                          uint64_t start, size_t n);
+/* (nw boundaries of one model at once, 1 or 2) */
+void ckpt_topk_gather_f32(struct boundary **b, int nw, int lane, const float *base,
+                          const float *x, uint64_t start, size_t n);
 /* hist_too's histograms, where the guess has a window of digits. */
 void ckpt_topk_feed_window(struct boundary *b, int lane, const uint64_t *keys, size_t n);
 /* At the pass's end: the boundary found among the gathered keys, or the

@@ -295,7 +295,8 @@ static void selects_large_variables_with_or_without_a_guess(void **state)
 /* Float32 values fed as such (keyed as fed): the same boundaries as
  * their keys', in every phase - a guess that holds the boundary, one
  * that misses, one whose window's keys overflow the room (a third of
- * them equal), histograms and candidates after it. */
+ * them equal), histograms and candidates after it; the other boundary's
+ * guess, tested with the same keys, unharmed by that overflow. */
 static void selects_from_floats_as_from_their_keys(void **state)
 {
 	enum { N = 1500000 };
@@ -323,9 +324,11 @@ static void selects_from_floats_as_from_their_keys(void **state)
 	for (size_t i = 0; i < 500; i++) /* (ranks 100000 below) */
 		wrong[i] = keys[order[i * 2800 + 100000]];
 	select_with_sample(keys, order, N, wrong, 500, 200000, 600000);
-	for (size_t r = 0; r < N; r++) /* a boundary among the equal keys */
+	for (size_t r = 0; r < N; r++) /* a boundary among the equal keys (the
+	                                    * other's guess gathered beside it) */
 		if (keys[order[r]] == keys[0]) {
 			select_with_sample(keys, order, N, keys, N / 4, r + 5000, r + 5001);
+			select_with_sample(keys, order, N, keys, N / 4, 1000, r + 5001);
 			break;
 		}
 	feed_b = feed_x = NULL;
