@@ -123,8 +123,11 @@ static void free_taker(struct taker *h)
 	free(h->at);
 }
 
+/* (slab_fn: after each slab's pieces, with the elements done, where given) */
+typedef void slab_fn(void *arg, uint64_t done);
+
 static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **ctx, int split,
-                       size_t first, int doubles)
+                       size_t first, int doubles, slab_fn *after, void *arg)
 {
 	struct readers r;
 	struct cur_slab s = {&r, NULL, 0, doubles};
@@ -144,6 +147,8 @@ static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **c
 		pieces_start(&p, r.s[0].count);
 		more = first ? 0 : next_all(&r);
 		pieces_finish(&p, split);
+		if (after)
+			after(arg, s.start + p.n);
 	}
 	close_all(&r);
 	free(s.in);
@@ -181,6 +186,11 @@ static void key_piece(void *ctx, const struct piece *p)
 	}
 }
 
+static void narrow(void *t, uint64_t done)
+{
+	ckpt_topk_narrow(t, done);
+}
+
 /* The passes over the variable: each slab's halves on two threads, two
  * lanes of the selection, but where it looks for an index in flat order. */
 static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
@@ -203,12 +213,12 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 	/* the first keys tell where to look (a guess: a pass may be saved) */
 	if ((want = ckpt_topk_wants_sample(t)) != 0) {
 		k[0].sampling = 1;
-		each_piece(j, v0, key_piece, ctx, 0, want, 0);
+		each_piece(j, v0, key_piece, ctx, 0, want, 0, NULL, NULL);
 		k[0].sampling = 0;
 		ckpt_topk_guess(t);
 	}
 	while (ckpt_topk_more(t)) {
-		each_piece(j, v0, key_piece, ctx, ckpt_topk_lanes(t) > 1, 0, 0);
+		each_piece(j, v0, key_piece, ctx, ckpt_topk_lanes(t) > 1, 0, 0, narrow, t);
 		if (ckpt_topk_end_pass(t) < 0)
 			die("out of memory");
 	}
@@ -345,7 +355,7 @@ static void dot_products(struct job *j, const ckpt_var *v0, size_t nx, int slerp
 				ckpt_xsum_init(&d[t].s[p]);
 		}
 		/* each half's sums exact: their sum is the same whatever the split */
-		each_piece(j, v0, dot_piece, ctx, 1, 0, slerp);
+		each_piece(j, v0, dot_piece, ctx, 1, 0, slerp, NULL, NULL);
 		for (size_t p = 0; p < np; p++) {
 			ckpt_xsum_merge(&d[0].s[p], &d[1].s[p]);
 			if (exactly)

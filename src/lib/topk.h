@@ -43,6 +43,12 @@ void ckpt_topk_feed(ckpt_topk *t, int lane, size_t k, const uint64_t *keys, uint
  * gathers, nothing stored but the keys in its window. */
 void ckpt_topk_feed_f32(ckpt_topk *t, int lane, size_t k, const float *b, const float *x,
                         uint64_t start, size_t n);
+/* Within a pass, between its slabs, optionally (no lane feeding): the
+ * first `seen` elements of every model fed.  A guess whose miss was
+ * likely gathers widely; once the elements seen tell more than its sample
+ * did, it narrows its window to where they put the boundary, so that it
+ * may still be found in this pass.  (Only speed depends on it.) */
+void ckpt_topk_narrow(ckpt_topk *t, uint64_t seen);
 /* After a pass: decide what the histograms and elements tell. */
 int ckpt_topk_end_pass(ckpt_topk *t);
 /* Model k's boundaries, once ckpt_topk_more() is 0. */

@@ -402,17 +402,74 @@ static size_t guess_one(struct boundary *b, struct candidate *s, size_t ns, size
 	b->ghi = UINT64_MAX;
 	b->glo = 0;
 	/* (each lower rank then among those ranked before the one above it) */
-	if (b->hist_too)
+	if (b->hist_too) { /* (gathered as widely: narrowed as the pass goes) */
 		lim = sample_key(s, ns, lim, p + 6 * sd + 1, &wlo);
-	lim = sample_key(s, ns, lim, p + h + 1, &b->glo);
-	lim = sample_key(s, ns, lim, p - h, &b->ghi);
-	if (b->hist_too) {
 		lim = sample_key(s, ns, lim, p - 6 * sd, &whi);
 		window_histogram(b, wlo, whi, n);
+		b->glo = wlo;
+		b->ghi = whi;
+	} else {
+		lim = sample_key(s, ns, lim, p + h + 1, &b->glo);
+		lim = sample_key(s, ns, lim, p - h, &b->ghi);
 	}
 	b->room = cap / 2;
 	b->guessing = 1;
 	return lim;
+}
+
+/* A likely-missed guess, between a pass's slabs (no lane feeding): once
+ * its keys fill half the room, its window is narrowed to the gathered
+ * keys around where the elements seen so far put the boundary - 5
+ * standard deviations of that place (of q (1 - q) seen (1 - seen / n))
+ * either side, at most a quarter of the room - those above it counted as
+ * above.  Where the elements seen mislead (a tensor whose parts differ),
+ * the boundary may fall outside it: the histograms fed beside find it,
+ * as they would without. */
+static void narrow_one(struct boundary *b, uint64_t seen, uint64_t n)
+{
+	size_t all = LANES * b->room, ng, w, a, z, kept = 0;
+	uint64_t above = 0, moved = 0, hi = b->ghi, lo = b->glo;
+	double f = (double)seen / (double)n, q = (double)b->rank / (double)n, r, sd;
+
+	if (b->phase != HISTOGRAM || !b->guessing || !b->hist_too || seen >= n ||
+	    atomic_load(&b->used) < all / 2)
+		return;
+	for (int l = 0; l < LANES; l++) {
+		if (b->overflow[l])
+			return;
+		above += b->above[l];
+	}
+	ng = gathered(b);
+	r = (double)b->rank * f - (double)above; /* (its rank among them) */
+	sd = sqrt(q * (1 - q) * (double)seen * (1 - f));
+	w = 5 * sd + 16 < (double)all / 4 ? (size_t)(5 * sd) + 16 : all / 4;
+	if (r >= 0 && r < (double)ng) {
+		a = (size_t)r > w ? (size_t)r - w : 0;
+		z = (size_t)r + w < ng ? (size_t)r + w : ng - 1;
+		ckpt_topk_select_rank(b->cand[0], ng, a);
+		hi = a ? b->cand[0][a].key : hi;
+		ckpt_topk_select_rank(b->cand[0] + a, ng - a, z - a);
+		lo = z < ng - 1 ? b->cand[0][z].key : lo;
+	}
+	for (size_t i = 0; i < ng; i++) {
+		uint64_t key = b->cand[0][i].key;
+
+		moved += key > hi;
+		if (key <= hi && key >= lo)
+			b->cand[0][kept++] = b->cand[0][i];
+	}
+	b->above[0] += moved;
+	b->ghi = hi;
+	b->glo = lo;
+	for (int l = 0; l < LANES; l++)
+		b->ncand[l] = b->cend[l] = 0;
+	atomic_store(&b->used, kept);
+}
+
+void ckpt_topk_narrow(ckpt_topk *t, uint64_t seen)
+{
+	for (size_t i = 0; i < t->nb; i++)
+		narrow_one(&t->b[i], seen, t->n);
 }
 
 /* Room for a guess's keys: one array, the lanes' chunks in it. */

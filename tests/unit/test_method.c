@@ -198,6 +198,9 @@ static const float *feed_b, *feed_x;
  * a pass's pieces may share them). */
 static int uneven;
 
+/* The guesses narrowed between pieces, as ckpt-average does between slabs. */
+static int narrowing = 1;
+
 /* One boundary pair found from the keys fed 60000 at a time, after a
  * sample of `ns` keys from `sample` (0: none), against the sort. */
 static int select_with_sample(const uint64_t *keys, const uint64_t *order, size_t n,
@@ -224,6 +227,8 @@ static int select_with_sample(const uint64_t *keys, const uint64_t *order, size_
 				ckpt_topk_feed_f32(t, lane, 0, feed_b + i, feed_x + i, i, m);
 			else
 				ckpt_topk_feed(t, lane, 0, keys + i, i, m);
+			if (narrowing)
+				ckpt_topk_narrow(t, i + m);
 		}
 		assert_int_equal(ckpt_topk_end_pass(t), 0);
 		passes++;
@@ -268,23 +273,33 @@ static void selects_large_variables_with_or_without_a_guess(void **state)
 	none = select_with_sample(keys, order, N, NULL, 0, 200000, 600000);
 	assert_true(select_with_sample(keys, order, N, wrong, 500, 200000, 600000) <= none);
 	select_with_sample(keys, order, N, keys, 500, 200000, 600000);
-	/* a sample whose ranks lie 100000 below: the guesses miss, the
-	 * window's histograms hold the boundaries; 250000 above: the second's
-	 * does not, its counts (keys above the boundary) join the top digit's
-	 * - no pass more than none either way */
+	/* a sample whose ranks lie 100000 below: the guesses' wide windows
+	 * hold the boundaries, narrowed as the keys come they find them in one
+	 * pass (not narrowed, the window's histograms do: no pass more than
+	 * none); 250000 above: the second's does not, its counts (keys above
+	 * the boundary) join the top digit's - no pass more than none either */
 	for (long off = 100000; off >= -250000; off -= 350000) {
 		for (long i = 0; i < 500; i++) {
 			long r = i * 3000 + off;
 
 			wrong[i] = keys[order[r < 0 ? 0 : r >= N ? N - 1 : r]];
 		}
+		if (off > 0)
+			assert_int_equal(select_with_sample(keys, order, N, wrong, 500, 200000, 600000),
+			                 1);
 		assert_true(select_with_sample(keys, order, N, wrong, 500, 200000, 600000) <= none);
+		narrowing = 0;
+		assert_true(select_with_sample(keys, order, N, wrong, 500, 200000, 600000) <= none);
+		narrowing = 1;
 	}
 	select_with_sample(keys, order, N, keys, N / 4, 5, 900000);
 	select_with_sample(keys, order, N, wrong, N / 4, 1000, 300000);
-	for (size_t r = 0; r < N; r++) /* a boundary among the 0.5s */
+	for (size_t r = 0; r < N; r++) /* a boundary among the 0.5s (with a
+	                                    * small sample: narrowed to them) */
 		if (keys[order[r]] == 0x3fe0000000000000u) {
 			select_with_sample(keys, order, N, keys, N / 4, r + 5000, r + 5001);
+			select_with_sample(keys, order, N, keys, 500, r + 5000, r + 5001);
+			select_with_sample(keys, order, N, keys, 500, r - 2000, r + 200000);
 			break;
 		}
 	free(keys);
