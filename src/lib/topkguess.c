@@ -421,17 +421,20 @@ static size_t guess_one(struct boundary *b, struct candidate *s, size_t ns, size
  * its keys fill half the room, its window is narrowed to the gathered
  * keys around where the elements seen so far put the boundary - 5
  * standard deviations of that place (of q (1 - q) seen (1 - seen / n))
- * either side, at most a quarter of the room - those above it counted as
- * above.  Where the elements seen mislead (a tensor whose parts differ),
- * the boundary may fall outside it: the histograms fed beside find it,
- * as they would without. */
+ * either side, at most an eighth of the room (it fills to half again
+ * before the next) - those above it counted as above.  Where they put it
+ * further outside the window than that, the guess is dropped (no more
+ * keys gathered); where the window stays half full (equal keys), it is
+ * not narrowed again.  Where the elements seen mislead (a tensor whose parts
+ * differ), the boundary may fall outside the window: the histograms fed
+ * beside find it, as they would without. */
 static void narrow_one(struct boundary *b, uint64_t seen, uint64_t n)
 {
 	size_t all = LANES * b->room, ng, w, a, z, kept = 0;
 	uint64_t above = 0, moved = 0, hi = b->ghi, lo = b->glo;
 	double f = (double)seen / (double)n, q = (double)b->rank / (double)n, r, sd;
 
-	if (b->phase != HISTOGRAM || !b->guessing || !b->hist_too || seen >= n ||
+	if (b->phase != HISTOGRAM || !b->guessing || !b->hist_too || b->stuck || seen >= n ||
 	    atomic_load(&b->used) < all / 2)
 		return;
 	for (int l = 0; l < LANES; l++) {
@@ -442,15 +445,19 @@ static void narrow_one(struct boundary *b, uint64_t seen, uint64_t n)
 	ng = gathered(b);
 	r = (double)b->rank * f - (double)above; /* (its rank among them) */
 	sd = sqrt(q * (1 - q) * (double)seen * (1 - f));
-	w = 5 * sd + 16 < (double)all / 4 ? (size_t)(5 * sd) + 16 : all / 4;
-	if (r >= 0 && r < (double)ng) {
-		a = (size_t)r > w ? (size_t)r - w : 0;
-		z = (size_t)r + w < ng ? (size_t)r + w : ng - 1;
-		ckpt_topk_select_rank(b->cand[0], ng, a);
-		hi = a ? b->cand[0][a].key : hi;
-		ckpt_topk_select_rank(b->cand[0] + a, ng - a, z - a);
-		lo = z < ng - 1 ? b->cand[0][z].key : lo;
+	w = 5 * sd + 16 < (double)all / 8 ? (size_t)(5 * sd) + 16 : all / 8;
+	if (ng == 0 || r < -(double)w || r >= (double)(ng + w)) {
+		for (int l = 0; l < LANES; l++)
+			b->overflow[l] = 1;
+		return;
 	}
+	a = r > (double)w ? (size_t)r - w : 0;
+	z = r + (double)w < (double)ng ? (size_t)(r + (double)w) : ng - 1;
+	z = z < a ? a : z;
+	ckpt_topk_select_rank(b->cand[0], ng, a);
+	hi = a ? b->cand[0][a].key : hi;
+	ckpt_topk_select_rank(b->cand[0] + a, ng - a, z - a);
+	lo = z < ng - 1 ? b->cand[0][z].key : lo;
 	for (size_t i = 0; i < ng; i++) {
 		uint64_t key = b->cand[0][i].key;
 
@@ -464,6 +471,7 @@ static void narrow_one(struct boundary *b, uint64_t seen, uint64_t n)
 	for (int l = 0; l < LANES; l++)
 		b->ncand[l] = b->cend[l] = 0;
 	atomic_store(&b->used, kept);
+	b->stuck = kept >= all / 2; /* (equal keys: not tried again) */
 }
 
 void ckpt_topk_narrow(ckpt_topk *t, uint64_t seen)
@@ -483,7 +491,6 @@ static void guess_room(struct boundary *b)
 static void guess_task(ckpt_topk *t, size_t k)
 {
 	struct candidate *s = t->sample + k * t->per_model;
-
 	size_t ns = t->nsample[k];
 
 	/* (the higher rank first: the lower one's then among fewer) */

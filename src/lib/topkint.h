@@ -35,6 +35,7 @@ struct boundary {
 	 * counts those above, for the boundary's rank `rank` */
 	int guessing, overflow[LANES];
 	int hist_too;           /* a likely miss: the histograms fed beside */
+	int stuck;              /* its window narrowed no further */
 	size_t room;            /* per lane: cand[0] holds LANES * room */
 	/* (the lanes take chunks of cand[0] as they fill them, however unevenly
 	 * a pass's pieces fall to them: ncand[l] .. cend[l] is what is left of
