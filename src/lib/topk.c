@@ -46,7 +46,7 @@ static int start(struct boundary *b, uint64_t n, uint64_t rank)
 	} else {
 		b->phase = HISTOGRAM;
 		b->known = 1; /* bit 63 of a magnitude is 0 */
-		b->rem = rank;
+		b->rem = b->rank = rank;
 		return new_histograms(b);
 	}
 	return 0;
@@ -293,7 +293,7 @@ int ckpt_topk_next_phase(struct boundary *b, uint64_t count, size_t cap)
 		return 0;
 	}
 	if (count > cap)
-		return new_histograms(b);
+		return new_histograms(b) < 0 ? -1 : ckpt_topk_guess_within(b, count, cap);
 	b->phase = COLLECT;
 	for (int l = 0; l < LANES; l++)
 		if (!(b->cand[l] = malloc((count + 1) * sizeof *b->cand[l])))

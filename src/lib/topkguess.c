@@ -480,6 +480,36 @@ void ckpt_topk_narrow(ckpt_topk *t, uint64_t seen)
 		narrow_one(&t->b[i], seen, t->n);
 }
 
+/* A histogram pass after the first: the group of keys known so far (its
+ * top `known` bits, count of them, the boundary rem-th from its top) is
+ * narrow - within one binade, 2^-5 of it or less - so that ranks in it are
+ * nearly linear in values, whatever the order the elements come in (the
+ * whole variable's counts, not a sample of its start).  The pass also
+ * gathers the keys around where that puts the boundary, half the room's
+ * worth, so that it may end there (else the histogram decides, as
+ * without; it is not narrowed). */
+int ckpt_topk_guess_within(struct boundary *b, uint64_t count, size_t cap)
+{
+	int bits = 64 - b->known;
+	double span = ldexp(1, bits), at = ((double)b->rem + 0.5) / (double)count;
+	double half = (double)cap / 4 / (double)count, hi, lo;
+
+	if (bits > 52 || count <= cap || cap < 16)
+		return 0;
+	hi = span * (1 - at + half); /* (offsets from the prefix) */
+	lo = span * (1 - at - half);
+	b->ghi = b->prefix + (hi >= span ? (uint64_t)span - 1 : (uint64_t)hi);
+	b->glo = b->prefix + (lo <= 0 ? 0 : (uint64_t)lo);
+	b->hist_too = b->guessing = b->stuck = 1;
+	b->room = cap / 2;
+	for (int l = 0; l < LANES; l++)
+		b->ncand[l] = b->cend[l] = b->above[l] = b->overflow[l] = 0;
+	atomic_init(&b->used, 0);
+	if (!(b->cand[0] = malloc((LANES * b->room + 1) * sizeof *b->cand[0])))
+		b->guessing = 0;
+	return 0;
+}
+
 /* Room for a guess's keys: one array, the lanes' chunks in it. */
 static void guess_room(struct boundary *b)
 {

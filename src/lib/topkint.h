@@ -89,5 +89,7 @@ void ckpt_topk_feed_window(struct boundary *b, int lane, const uint64_t *keys, s
  * out of memory). */
 void ckpt_topk_guessed(struct boundary *b);
 int ckpt_topk_window_digit(struct boundary *b, size_t cap);
+/* A histogram pass's guess within the group known (count keys): 0. */
+int ckpt_topk_guess_within(struct boundary *b, uint64_t count, size_t cap);
 
 #endif

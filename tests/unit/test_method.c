@@ -431,6 +431,38 @@ static void a_guess_room_is_shared_by_the_lanes(void **state)
 	free(x);
 }
 
+/* Keys all in one top digit (more than the room): the pass after it
+ * histograms the next digit and gathers around where the group's counts
+ * put the boundary by value - keys even within the group, found there (2
+ * passes, not 3); keys crowded to one end of it (the guess misses), found
+ * by the histogram, a pass later - the sort's elements either way. */
+static void guesses_within_a_known_group(void **state)
+{
+	enum { N = 1500000 };
+	uint64_t *keys = malloc(N * sizeof *keys), *order = malloc(N * sizeof *order);
+
+	(void)state;
+	assert_true(keys && order);
+	srand(15);
+	for (int crowded = 0; crowded < 2; crowded++) {
+		for (size_t i = 0; i < N; i++) {
+			double u = (double)rand() / ((double)RAND_MAX + 1);
+			double d = 1 + 0.03 * (crowded ? u * u * u * u : u); /* ([1, 1 + 2^-5)) */
+
+			memcpy(&keys[i], &d, sizeof d);
+			order[i] = i;
+		}
+		sort_keys = keys;
+		qsort(order, N, sizeof *order, by_key_then_index);
+		if (!crowded)
+			assert_int_equal(select_with_sample(keys, order, N, NULL, 0, 1000, 300000), 2);
+		else
+			assert_int_equal(select_with_sample(keys, order, N, NULL, 0, 1000, 1200000), 3);
+	}
+	free(keys);
+	free(order);
+}
+
 static void draws_as_the_man_page_says(void **state)
 {
 	uint64_t key = ckpt_dare_key(42, "layer/w");
@@ -576,6 +608,7 @@ int main(void)
 		cmocka_unit_test(selects_from_floats_as_from_their_keys),
 		cmocka_unit_test(selects_a_rank_and_those_before_it),
 		cmocka_unit_test(a_guess_room_is_shared_by_the_lanes),
+		cmocka_unit_test(guesses_within_a_known_group),
 		cmocka_unit_test(draws_as_the_man_page_says),
 		cmocka_unit_test(windows_floor_exactly),
 		cmocka_unit_test(rounds_the_formula_once),
