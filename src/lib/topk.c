@@ -15,14 +15,6 @@ static int new_histograms(struct boundary *b)
 	return 0;
 }
 
-void ckpt_topk_free_window(struct boundary *b)
-{
-	for (int l = 0; l < LANES; l++) {
-		free(b->whist[l]);
-		b->whist[l] = NULL;
-	}
-}
-
 void ckpt_topk_free_lanes(struct boundary *b)
 {
 	for (int l = 0; l < LANES; l++) {
@@ -31,7 +23,6 @@ void ckpt_topk_free_lanes(struct boundary *b)
 		b->hist[l] = NULL;
 		b->cand[l] = NULL;
 	}
-	ckpt_topk_free_window(b);
 }
 
 static int start(struct boundary *b, uint64_t n, uint64_t rank)
@@ -116,10 +107,6 @@ static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_
 				ckpt_topk_gather(b, lane, keys, start, n);
 			if (!b->hist_too)
 				break;
-			if (b->whist[lane]) {
-				ckpt_topk_feed_window(b, lane, keys, n);
-				break;
-			}
 		}
 		for (size_t i = 0; i < n; i++)
 			if ((keys[i] & top) == b->prefix)
@@ -309,14 +296,12 @@ static int end_one(struct boundary *b, size_t cap)
 	if ((b->phase == HISTOGRAM || b->phase == COLLECT) && merge_lanes(b) < 0)
 		return -1;
 	if (b->phase == HISTOGRAM && b->guessing) {
-		int hist = b->hist_too, r;
+		int hist = b->hist_too;
 
 		ckpt_topk_guessed(b); /* (else the histograms' passes start from the next) */
 		if (!hist || b->phase == DONE)
 			return 0;
 		/* (missed: the histograms fed beside end this pass) */
-		if (b->whist[0] && (r = ckpt_topk_window_digit(b, cap)) != 0)
-			return r < 0 ? -1 : 0;
 	}
 	switch (b->phase) {
 	case HISTOGRAM:

@@ -95,24 +95,6 @@ void ckpt_topk_gather(struct boundary *b, int lane, const uint64_t *keys, uint64
 	b->cend[lane] = end;
 }
 
-/* hist_too's histograms: a key in the window by its bits below the
- * window's prefix, any other by the top digit (the first histogram pass's) */
-void ckpt_topk_feed_window(struct boundary *b, int lane, const uint64_t *keys, size_t n)
-{
-	uint64_t base = b->base, *hist = b->hist[lane];
-	uint32_t *whist = b->whist[lane];
-	int shift = b->shift;
-
-	b->wabove[lane] += count_above(keys, n, b->over_top);
-	for (size_t i = 0; i < n; i++) { /* (no branch: one store each) */
-		uint64_t d = (keys[i] >> shift) - base;
-		unsigned in = d < (UINT64_C(1) << DIGIT);
-
-		whist[in ? d : 0] += in;
-		hist[keys[i] >> (63 - DIGIT)] += !in;
-	}
-}
-
 /* ckpt_topk_gather() from float32 values, for a model's nw (1 or 2)
  * gathering boundaries at once: each run's keys made once and tested
  * against every window (bit w of a byte per key: in window w) and counted
@@ -258,42 +240,6 @@ void ckpt_topk_guessed(struct boundary *b)
 	b->phase = DONE;
 }
 
-/* A missed guess's window: where it holds the boundary, its digit is
- * known (the keys' top 64 - shift bits: 1 returned); else its counts go
- * into the top digit's histogram (each window digit within one of its
- * digits), which ends the pass as without a window (0). */
-int ckpt_topk_window_digit(struct boundary *b, size_t cap)
-{
-	uint64_t above = 0, rem, count = 0, d = UINT64_C(1) << DIGIT;
-	uint32_t *w = b->whist[0];
-
-	for (int l = 0; l < LANES; l++) {
-		above += b->wabove[l];
-		for (size_t i = 0; l && i < (size_t)1 << DIGIT; i++)
-			w[i] += b->whist[l][i];
-	}
-	rem = b->rank - above;
-	if (b->rank >= above)
-		while (d-- > 0) {
-			if (rem < w[d]) {
-				count = w[d];
-				break;
-			}
-			rem -= w[d];
-		}
-	if (count == 0) { /* (outside the window) */
-		for (d = 0; d < UINT64_C(1) << DIGIT; d++) /* (where keys are: below 2^63) */
-			if (w[d])
-				b->hist[0][((b->base + d) << b->shift) >> (63 - DIGIT)] += w[d];
-		ckpt_topk_free_window(b);
-		return 0;
-	}
-	b->known = 64 - b->shift;
-	b->prefix = (b->base + d) << b->shift;
-	b->rem = rem;
-	return ckpt_topk_next_phase(b, count, cap) < 0 ? -1 : 1;
-}
-
 /* Sample keys per model: SAMPLE_BYTES' share, or as many as make the
  * window the room allows (guess_one()) as wide as 3 of the sample's
  * standard deviations of each boundary's rank - where SAMPLE_MOST allows. */
@@ -360,40 +306,12 @@ static size_t sample_key(struct candidate *s, size_t ns, size_t lim, double r, u
 	return (size_t)r;
 }
 
-/* Digits of the keys in [lo, hi]: the least shift that puts them within
- * 2^DIGIT values of key >> shift; none where a digit would be wider than
- * the top digit's (then the top digit's histograms alone, as without a
- * window), its counts could pass 32 bits, or no memory is left. */
-static void window_histogram(struct boundary *b, uint64_t lo, uint64_t hi, uint64_t n)
-{
-	int shift = 0;
-
-	while (shift < 63 && (hi >> shift) - (lo >> shift) >= (UINT64_C(1) << DIGIT) - 1)
-		shift++;
-	if (shift > 63 - DIGIT || n > UINT32_MAX)
-		return;
-	for (int l = 0; l < LANES; l++)
-		b->whist[l] = calloc((size_t)1 << DIGIT, sizeof *b->whist[l]);
-	for (int l = 0; l < LANES; l++)
-		if (!b->whist[l]) {
-			ckpt_topk_free_window(b);
-			return;
-		}
-	b->shift = shift;
-	b->base = lo >> shift;
-	/* (keys are below 2^63: a top past it counts none above) */
-	b->over_top = b->base + (UINT64_C(1) << DIGIT) > (UINT64_MAX >> shift)
-	                  ? UINT64_MAX
-	                  : ((b->base + (UINT64_C(1) << DIGIT)) << shift) - 1;
-}
-
 /* (returns lim: those of the sample ranked before the ranks it selected) */
 static size_t guess_one(struct boundary *b, struct candidate *s, size_t ns, size_t lim,
                         uint64_t n, size_t cap)
 {
 	double p = (double)b->rem * (double)ns / (double)n, h = (double)cap * ns / 4.0 / (double)n;
 	double q = p / (double)(ns ? ns : 1), sd = sqrt(q * (1 - q) * (double)ns);
-	uint64_t wlo = 0, whi = UINT64_MAX >> 1;
 
 	if (b->phase != HISTOGRAM || b->known != 1 || ns == 0 || h < 16 || n < 2 * (uint64_t)cap)
 		return lim;
@@ -403,11 +321,8 @@ static size_t guess_one(struct boundary *b, struct candidate *s, size_t ns, size
 	b->glo = 0;
 	/* (each lower rank then among those ranked before the one above it) */
 	if (b->hist_too) { /* (gathered as widely: narrowed as the pass goes) */
-		lim = sample_key(s, ns, lim, p + 6 * sd + 1, &wlo);
-		lim = sample_key(s, ns, lim, p - 6 * sd, &whi);
-		window_histogram(b, wlo, whi, n);
-		b->glo = wlo;
-		b->ghi = whi;
+		lim = sample_key(s, ns, lim, p + 6 * sd + 1, &b->glo);
+		lim = sample_key(s, ns, lim, p - 6 * sd, &b->ghi);
 	} else {
 		lim = sample_key(s, ns, lim, p + h + 1, &b->glo);
 		lim = sample_key(s, ns, lim, p - h, &b->ghi);

@@ -43,13 +43,6 @@ struct boundary {
 	atomic_size_t used;
 	size_t cend[LANES];
 	uint64_t glo, ghi, rank, above[LANES];
-	/* hist_too's window: the keys whose top 64 - shift bits are base ..
-	 * base + 2^DIGIT - 1 (the sample's wider window) counted by those bits
-	 * (whist: NULL where there is none), the others in the top digit's
-	 * histograms, those above the window also apart (wabove) */
-	int shift;
-	uint32_t *whist[LANES];
-	uint64_t base, over_top, wabove[LANES];
 };
 
 struct ckpt_topk {
@@ -64,7 +57,6 @@ struct ckpt_topk {
 };
 
 /* ---- topk.c ---- */
-void ckpt_topk_free_window(struct boundary *b);
 void ckpt_topk_free_lanes(struct boundary *b);
 /* Reorder c[0..n) so that c[k] is the k-th by rank. */
 void ckpt_topk_select_rank(struct candidate *c, size_t n, size_t k);
@@ -82,13 +74,9 @@ void ckpt_topk_gather(struct boundary *b, int lane, const uint64_t *keys, uint64
 /* (nw boundaries of one model at once, 1 or 2) */
 void ckpt_topk_gather_f32(struct boundary **b, int nw, int lane, const float *base,
                           const float *x, uint64_t start, size_t n);
-/* hist_too's histograms, where the guess has a window of digits. */
-void ckpt_topk_feed_window(struct boundary *b, int lane, const uint64_t *keys, size_t n);
 /* At the pass's end: the boundary found among the gathered keys, or the
- * guess dropped; a missed guess's window digit (1: known, 0: none, -1:
- * out of memory). */
+ * guess dropped. */
 void ckpt_topk_guessed(struct boundary *b);
-int ckpt_topk_window_digit(struct boundary *b, size_t cap);
 /* A histogram pass's guess within the group known (count keys): 0. */
 int ckpt_topk_guess_within(struct boundary *b, uint64_t count, size_t cap);
 

@@ -242,7 +242,7 @@ static int select_with_sample(const uint64_t *keys, const uint64_t *order, size_
 
 /* A variable too large for its candidates at once: the 16-bit histogram
  * passes alone, and after a sample that predicts the boundaries (found in
- * one pass), is somewhat off (found by the window's histograms) or
+ * one pass), is somewhat off (found by the histograms fed beside) or
  * misleads (then found as without it, or a pass sooner): the sort's
  * elements, equal keys included. */
 static void selects_large_variables_with_or_without_a_guess(void **state)
@@ -275,9 +275,9 @@ static void selects_large_variables_with_or_without_a_guess(void **state)
 	select_with_sample(keys, order, N, keys, 500, 200000, 600000);
 	/* a sample whose ranks lie 100000 below: the guesses' wide windows
 	 * hold the boundaries, narrowed as the keys come they find them in one
-	 * pass (not narrowed, the window's histograms do: no pass more than
-	 * none); 250000 above: the second's does not, its counts (keys above
-	 * the boundary) join the top digit's - no pass more than none either */
+	 * pass (not narrowed, the histograms fed beside do: no pass more than
+	 * none); 250000 above: the second's does not hold its boundary, the
+	 * histograms fed beside find it - no pass more than none either */
 	for (long off = 100000; off >= -250000; off -= 350000) {
 		for (long i = 0; i < 500; i++) {
 			long r = i * 3000 + off;
