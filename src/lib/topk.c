@@ -94,8 +94,19 @@ static int width(const struct boundary *b)
 	return 64 - b->known < DIGIT ? 64 - b->known : DIGIT;
 }
 
+/* Whether a model's two boundaries count the same histogram this pass
+ * (of the same group of keys): then it is fed once, to lo's, and copied
+ * to hi's at the pass's end. */
+static int same_histogram(const struct boundary *lo, const struct boundary *hi)
+{
+	return lo->phase == HISTOGRAM && hi->phase == HISTOGRAM && lo->known == hi->known &&
+	       lo->prefix == hi->prefix && (!lo->guessing || lo->hist_too) &&
+	       (!hi->guessing || hi->hist_too);
+}
+
+/* (counted: whether b's histogram is fed here) */
 static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
-                     size_t n)
+                     size_t n, int counted)
 {
 	int known = b->known, w = b->phase == HISTOGRAM ? width(b) : 0;
 	uint64_t top = known >= 64 ? ~UINT64_C(0) : ~(~UINT64_C(0) >> known);
@@ -108,7 +119,7 @@ static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_
 			if (!b->hist_too)
 				break;
 		}
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; counted && i < n; i++)
 			if ((keys[i] & top) == b->prefix)
 				b->hist[lane][keys[i] >> (64 - known - w) & ((UINT64_C(1) << w) - 1)]++;
 		break;
@@ -141,8 +152,10 @@ int ckpt_topk_lanes(const ckpt_topk *t)
 void ckpt_topk_feed(ckpt_topk *t, int lane, size_t k, const uint64_t *keys, uint64_t start,
                     size_t n)
 {
-	feed_one(&t->b[2 * k], lane, keys, start, n);
-	feed_one(&t->b[2 * k + 1], lane, keys, start, n);
+	int shared = same_histogram(&t->b[2 * k], &t->b[2 * k + 1]);
+
+	feed_one(&t->b[2 * k], lane, keys, start, n, 1);
+	feed_one(&t->b[2 * k + 1], lane, keys, start, n, !shared);
 }
 
 /* (where a guess only gathers, keys are made as they are tested; for the
@@ -153,7 +166,7 @@ void ckpt_topk_feed_f32(ckpt_topk *t, int lane, size_t k, const float *b, const 
 	enum { RUN = 512 };
 	uint64_t keys[RUN];
 	struct boundary *keyed[2], *gathering[2];
-	int nk = 0, ng = 0;
+	int nk = 0, ng = 0, shared = same_histogram(&t->b[2 * k], &t->b[2 * k + 1]);
 
 	for (int h = 0; h < 2; h++) {
 		struct boundary *bd = &t->b[2 * k + h];
@@ -170,8 +183,8 @@ void ckpt_topk_feed_f32(ckpt_topk *t, int lane, size_t k, const float *b, const 
 		size_t m = n - off < RUN ? n - off : RUN;
 
 		ckpt_magnitude_keys(CKPT_F32, b + off, CKPT_F32, x + off, keys, m);
-		for (int i = 0; i < nk; i++)
-			feed_one(keyed[i], lane, keys, start + off, m);
+		for (int i = 0; i < nk; i++) /* (keyed[1], where there is one: hi) */
+			feed_one(keyed[i], lane, keys, start + off, m, !(i && shared));
 	}
 }
 
@@ -376,6 +389,12 @@ static void end_task(ckpt_topk *t, size_t i)
 
 int ckpt_topk_end_pass(ckpt_topk *t)
 {
+	for (size_t k = 0; k < t->nb / 2; k++) {
+		struct boundary *lo = &t->b[2 * k], *hi = &t->b[2 * k + 1];
+
+		for (int l = 0; same_histogram(lo, hi) && l < LANES; l++)
+			memcpy(hi->hist[l], lo->hist[l], ((size_t)1 << DIGIT) * sizeof *hi->hist[l]);
+	}
 	ckpt_topk_spread(end_task, t, t->nb, ckpt_topk_large(t));
 	return t->failed ? -1 : 0;
 }
