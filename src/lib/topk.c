@@ -292,8 +292,12 @@ int ckpt_topk_next_phase(struct boundary *b, uint64_t count, size_t cap)
 		b->phase = INDEX;
 		return 0;
 	}
-	if (count > cap)
-		return new_histograms(b) < 0 ? -1 : ckpt_topk_guess_within(b, count, cap);
+	if (count > cap) {
+		if (new_histograms(b) < 0)
+			return -1;
+		ckpt_topk_guess_within(b, count, cap);
+		return 0;
+	}
 	b->phase = COLLECT;
 	for (int l = 0; l < LANES; l++)
 		if (!(b->cand[l] = malloc((count + 1) * sizeof *b->cand[l])))

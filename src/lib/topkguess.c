@@ -403,14 +403,14 @@ void ckpt_topk_narrow(ckpt_topk *t, uint64_t seen)
  * gathers the keys around where that puts the boundary, half the room's
  * worth, so that it may end there (else the histogram decides, as
  * without; it is not narrowed). */
-int ckpt_topk_guess_within(struct boundary *b, uint64_t count, size_t cap)
+void ckpt_topk_guess_within(struct boundary *b, uint64_t count, size_t cap)
 {
 	int bits = 64 - b->known;
 	double span = ldexp(1, bits), at = ((double)b->rem + 0.5) / (double)count;
 	double half = (double)cap / 4 / (double)count, hi, lo;
 
 	if (bits > 52 || count <= cap || cap < 16)
-		return 0;
+		return;
 	hi = span * (1 - at + half); /* (offsets from the prefix) */
 	lo = span * (1 - at - half);
 	b->ghi = b->prefix + (hi >= span ? (uint64_t)span - 1 : (uint64_t)hi);
@@ -421,8 +421,7 @@ int ckpt_topk_guess_within(struct boundary *b, uint64_t count, size_t cap)
 		b->ncand[l] = b->cend[l] = b->above[l] = b->overflow[l] = 0;
 	atomic_init(&b->used, 0);
 	if (!(b->cand[0] = malloc((LANES * b->room + 1) * sizeof *b->cand[0])))
-		b->guessing = 0;
-	return 0;
+		b->guessing = 0; /* (only slower) */
 }
 
 /* Room for a guess's keys: one array, the lanes' chunks in it. */

@@ -77,7 +77,7 @@ void ckpt_topk_gather_f32(struct boundary **b, int nw, int lane, const float *ba
 /* At the pass's end: the boundary found among the gathered keys, or the
  * guess dropped. */
 void ckpt_topk_guessed(struct boundary *b);
-/* A histogram pass's guess within the group known (count keys): 0. */
-int ckpt_topk_guess_within(struct boundary *b, uint64_t count, size_t cap);
+/* A histogram pass's guess within the group known (count keys). */
+void ckpt_topk_guess_within(struct boundary *b, uint64_t count, size_t cap);
 
 #endif
