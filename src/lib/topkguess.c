@@ -46,17 +46,23 @@ static int new_chunk(struct boundary *b, int lane, size_t *c, size_t *end)
 	return 0;
 }
 
+/* One key into the lane's chunk, c .. end (-1: the room is full). */
+static inline int put(struct boundary *b, int lane, size_t *c, size_t *end, struct candidate k)
+{
+	if (*c == *end && new_chunk(b, lane, c, end) < 0)
+		return -1;
+	b->cand[0][(*c)++] = k;
+	return 0;
+}
+
 /* Keys i .. to of keys gathered one at a time (-1: the room is full). */
 static int gather_each(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
                        size_t i, size_t to, size_t *c, size_t *end)
 {
-	for (; i < to; i++) {
-		if (keys[i] - b->glo > b->ghi - b->glo) /* (outside the window: most) */
-			continue;
-		if (*c == *end && new_chunk(b, lane, c, end) < 0)
+	for (; i < to; i++)
+		if (keys[i] - b->glo <= b->ghi - b->glo && /* (outside the window: most) */
+		    put(b, lane, c, end, (struct candidate){keys[i], start + i}) < 0)
 			return -1;
-		b->cand[0][(*c)++] = (struct candidate){keys[i], start + i};
-	}
 	return 0;
 }
 
@@ -175,13 +181,12 @@ void ckpt_topk_gather_f32(struct boundary **bd, int nw, int lane, const float *b
 
 					if (!(in[j] >> k & 1) || gk->full)
 						continue;
-					if (gk->c == gk->end && new_chunk(gk->bd, lane, &gk->c, &gk->end) < 0) {
+					if (put(gk->bd, lane, &gk->c, &gk->end,
+					        (struct candidate){ckpt_magnitude_key_f32(x[off + j], b[off + j]),
+					                           start + off + j}) < 0) {
 						gk->full = 1; /* (its guess is dropped) */
 						live--;
-						continue;
 					}
-					gk->bd->cand[0][gk->c++] = (struct candidate){
-						ckpt_magnitude_key_f32(x[off + j], b[off + j]), start + off + j};
 				}
 		}
 	}
@@ -332,6 +337,17 @@ static size_t guess_one(struct boundary *b, struct candidate *s, size_t ns, size
 	return lim;
 }
 
+/* Room for a guess's keys: one array, the lanes' chunks in it, none
+ * taken yet (without it, the guess is dropped: only slower). */
+static void guess_room(struct boundary *b)
+{
+	if (b->guessing && !(b->cand[0] = malloc((LANES * b->room + 1) * sizeof *b->cand[0])))
+		b->guessing = 0;
+	for (int l = 0; l < LANES; l++)
+		b->ncand[l] = b->cend[l] = b->above[l] = b->overflow[l] = 0;
+	atomic_init(&b->used, 0);
+}
+
 /* A likely-missed guess, between a pass's slabs (no lane feeding): once
  * its keys fill half the room, its window is narrowed to the gathered
  * keys around where the elements seen so far put the boundary - 5
@@ -417,19 +433,7 @@ void ckpt_topk_guess_within(struct boundary *b, uint64_t count, size_t cap)
 	b->glo = b->prefix + (lo <= 0 ? 0 : (uint64_t)lo);
 	b->hist_too = b->guessing = b->stuck = 1;
 	b->room = cap / 2;
-	for (int l = 0; l < LANES; l++)
-		b->ncand[l] = b->cend[l] = b->above[l] = b->overflow[l] = 0;
-	atomic_init(&b->used, 0);
-	if (!(b->cand[0] = malloc((LANES * b->room + 1) * sizeof *b->cand[0])))
-		b->guessing = 0; /* (only slower) */
-}
-
-/* Room for a guess's keys: one array, the lanes' chunks in it. */
-static void guess_room(struct boundary *b)
-{
-	if (b->guessing && !(b->cand[0] = malloc((LANES * b->room + 1) * sizeof *b->cand[0])))
-		b->guessing = 0;
-	atomic_init(&b->used, 0);
+	guess_room(b);
 }
 
 static void guess_task(ckpt_topk *t, size_t k)
