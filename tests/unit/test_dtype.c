@@ -355,6 +355,37 @@ static void narrow_float_overflow_counted(void **state)
 	assert_int_equal(ckpt_from_double(CKPT_BF16, v, h, 3), 1);
 }
 
+/* float32's overflow count at its edge: a finite double counts where its
+ * conversion is infinite - from 2^128 - 2^103, halfway past FLT_MAX, on -
+ * one by one as the hardware converts, in slabs (the count is vectorised). */
+static void float32_overflow_counted_at_the_edge(void **state)
+{
+	enum { N = 64 };
+	const double edge = 0x1.ffffffp127;
+	double v[N];
+	float f[N];
+	size_t want = 0;
+
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		double at = i % 4 == 0 ? edge : i % 4 == 1 ? FLT_MAX : i % 4 == 2 ? DBL_MAX : 0x1p128;
+
+		for (int k = 0; k < i / 8; k++) /* (the neighbours of each) */
+			at = nextafter(at, i % 8 < 4 ? 0 : INFINITY);
+		v[i] = i % 3 ? at : -at;
+	}
+	v[5] = NAN, v[6] = INFINITY, v[7] = -INFINITY;
+	for (int i = 0; i < N; i++) {
+		volatile float r = (float)v[i];
+
+		want += isinf(r) && !isinf(v[i]);
+	}
+	assert_true(want > 8 && want < N - 8);
+	assert_int_equal(ckpt_from_double(CKPT_F32, v, f, N), want);
+	assert_int_equal(ckpt_from_double(CKPT_F32, v, f, 1), 1);     /* (-edge) */
+	assert_int_equal(ckpt_from_double(CKPT_F32, v + 1, f, 1), 0); /* (FLT_MAX) */
+}
+
 /* float8: every pattern decodes to the value the format defines (E5M2 as
  * the generic IEEE decoder says; E4M3 likewise below its top binade, where
  * it has numbers instead of Inf) and encodes back to itself; NaNs stay
@@ -509,6 +540,7 @@ int main(void)
 		cmocka_unit_test(widen_to_float_as_to_double),
 		cmocka_unit_test(narrow_integers),
 		cmocka_unit_test(narrow_float_overflow_counted),
+		cmocka_unit_test(float32_overflow_counted_at_the_edge),
 		cmocka_unit_test(f8_every_pattern_and_rounding),
 		cmocka_unit_test(parses_long_and_short_names),
 		cmocka_unit_test(maps_hdf5_types_both_ways),
