@@ -218,8 +218,13 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 		ckpt_topk_guess(t);
 	}
 	while (ckpt_topk_more(t)) {
+		int rc;
+
 		each_piece(j, v0, key_piece, ctx, ckpt_topk_lanes(t) > 1, 0, 0, narrow, t);
-		if (ckpt_topk_end_pass(t) < 0)
+		if ((rc = ckpt_topk_end_pass(t)) == CKPT_TOPK_CHANGED)
+			die("%s: values changed between two passes over them (is a program writing "
+			    "an input?)", v0->name);
+		if (rc < 0)
 			die("out of memory");
 	}
 	for (size_t m = 0; m < mv->nx; m++)

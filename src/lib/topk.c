@@ -37,6 +37,7 @@ static int start(struct boundary *b, uint64_t n, uint64_t rank)
 	} else {
 		b->phase = HISTOGRAM;
 		b->known = 1; /* bit 63 of a magnitude is 0 */
+		b->counted = n;
 		b->rem = b->rank = rank;
 		return new_histograms(b);
 	}
@@ -62,6 +63,7 @@ ckpt_topk *ckpt_topk_new(size_t nmodels, uint64_t n, uint64_t lo, uint64_t hi)
 		if (t->b[i].phase == HISTOGRAM) {
 			ckpt_topk_free_lanes(&t->b[i]);
 			t->b[i].phase = COLLECT;
+			t->b[i].counted = n;
 			for (int l = 0; l < LANES; l++)
 				if (!(t->b[i].cand[l] = malloc((n + 1) * sizeof *t->b[i].cand[l])))
 					return ckpt_topk_free(t), NULL;
@@ -125,8 +127,13 @@ static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_
 		break;
 	case COLLECT:
 		for (size_t i = 0; i < n; i++)
-			if ((keys[i] & top) == b->prefix)
+			if ((keys[i] & top) == b->prefix) {
+				if (b->ncand[lane] == b->counted) {
+					b->changed[lane] = 1;
+					break;
+				}
 				b->cand[lane][b->ncand[lane]++] = (struct candidate){keys[i], start + i};
+			}
 		break;
 	case INDEX: /* the key is known: the rem-th equal one in flat order */
 		for (size_t i = 0; i < n; i++)
@@ -292,6 +299,7 @@ int ckpt_topk_next_phase(struct boundary *b, uint64_t count, size_t cap)
 		b->phase = INDEX;
 		return 0;
 	}
+	b->counted = count;
 	if (count > cap) {
 		if (new_histograms(b) < 0)
 			return -1;
@@ -299,10 +307,38 @@ int ckpt_topk_next_phase(struct boundary *b, uint64_t count, size_t cap)
 		return 0;
 	}
 	b->phase = COLLECT;
-	for (int l = 0; l < LANES; l++)
+	for (int l = 0; l < LANES; l++) {
+		b->ncand[l] = 0;
 		if (!(b->cand[l] = malloc((count + 1) * sizeof *b->cand[l])))
 			return -1;
+	}
 	return 0;
+}
+
+/* Whether the pass just ended met as many keys of the group as the
+ * passes before counted: where the values changed between passes (an
+ * input written meanwhile), the digit, the keys collected or the index
+ * looked for may not be there - told, not read past. */
+static int as_counted(const struct boundary *b)
+{
+	uint64_t total = 0;
+
+	for (int l = 0; l < LANES; l++)
+		if (b->changed[l])
+			return 0;
+	switch (b->phase) {
+	case HISTOGRAM:
+		for (size_t d = 0; d < (size_t)1 << width(b); d++)
+			total += b->hist[0][d];
+		return total == b->counted;
+	case COLLECT:
+		return b->ncand[0] == b->counted;
+	case INDEX: /* (a whole pass looked for it) */
+		return 0;
+	case DONE:
+		break;
+	}
+	return 1;
 }
 
 static int end_one(struct boundary *b, size_t cap)
@@ -320,6 +356,8 @@ static int end_one(struct boundary *b, size_t cap)
 			return 0;
 		/* (missed: the histograms fed beside end this pass) */
 	}
+	if (!as_counted(b))
+		return CKPT_TOPK_CHANGED;
 	switch (b->phase) {
 	case HISTOGRAM:
 		w = width(b);
@@ -387,8 +425,10 @@ int ckpt_topk_large(const ckpt_topk *t)
 
 static void end_task(ckpt_topk *t, size_t i)
 {
-	if (end_one(&t->b[i], t->cap) < 0)
-		t->failed = 1;
+	int rc = end_one(&t->b[i], t->cap);
+
+	if (rc < 0)
+		atomic_store(&t->failed, rc);
 }
 
 int ckpt_topk_end_pass(ckpt_topk *t)
@@ -400,7 +440,7 @@ int ckpt_topk_end_pass(ckpt_topk *t)
 			memcpy(hi->hist[l], lo->hist[l], ((size_t)1 << DIGIT) * sizeof *hi->hist[l]);
 	}
 	ckpt_topk_spread(end_task, t, t->nb, ckpt_topk_large(t));
-	return t->failed ? -1 : 0;
+	return atomic_load(&t->failed);
 }
 
 void ckpt_topk_cuts(const ckpt_topk *t, size_t k, ckpt_rank_cut *lo, ckpt_rank_cut *hi)

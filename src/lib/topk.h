@@ -49,7 +49,10 @@ void ckpt_topk_feed_f32(ckpt_topk *t, int lane, size_t k, const float *b, const 
  * did, it narrows its window to where they put the boundary, so that it
  * may still be found in this pass.  (Only speed depends on it.) */
 void ckpt_topk_narrow(ckpt_topk *t, uint64_t seen);
-/* After a pass: decide what the histograms and elements tell. */
+/* After a pass: decide what the histograms and elements tell.  -1: out
+ * of memory; CKPT_TOPK_CHANGED: the pass met other keys than the passes
+ * before counted (the values changed between passes: nothing is found). */
+#define CKPT_TOPK_CHANGED (-2)
 int ckpt_topk_end_pass(ckpt_topk *t);
 /* Model k's boundaries, once ckpt_topk_more() is 0. */
 void ckpt_topk_cuts(const ckpt_topk *t, size_t k, ckpt_rank_cut *lo, ckpt_rank_cut *hi);

@@ -43,6 +43,11 @@ struct boundary {
 	atomic_size_t used;
 	size_t cend[LANES];
 	uint64_t glo, ghi, rank, above[LANES];
+	/* the keys of the group (prefix) as the pass before counted them
+	 * (collecting: a lane's room); a pass that meets other than that -
+	 * the values changed since - is told (ckpt_topk_end_pass()) */
+	uint64_t counted;
+	int changed[LANES];
 };
 
 struct ckpt_topk {
@@ -53,7 +58,7 @@ struct ckpt_topk {
 	struct candidate *sample; /* model k's: per_model from k per_model */
 	size_t per_model;
 	size_t *nsample;
-	atomic_int failed; /* (out of memory in a selection) */
+	atomic_int failed; /* (out of memory in a selection: -1; CKPT_TOPK_CHANGED) */
 };
 
 /* ---- topk.c ---- */

@@ -463,6 +463,55 @@ static void guesses_within_a_known_group(void **state)
 	free(order);
 }
 
+/* Keys that change between passes (an input written meanwhile) are told
+ * by the pass that meets them, never stored past the room the passes
+ * before counted or looked for forever: more keys in a collected group,
+ * another count of a histogrammed one, a key's index not met. */
+static int pass_of(ckpt_topk *t, const uint64_t *keys, size_t n)
+{
+	for (size_t i = 0; i < n; i += 4096)
+		ckpt_topk_feed(t, 0, 0, keys + i, i, n - i < 4096 ? n - i : 4096);
+	return ckpt_topk_end_pass(t);
+}
+
+static void tells_keys_changed_between_passes(void **state)
+{
+	enum { N = 600000, R = 1000 };  /* (more than a boundary's room) */
+	uint64_t *spread = malloc(N * sizeof *spread), *equal = malloc(N * sizeof *equal);
+	uint64_t *other = malloc(N * sizeof *other);
+	ckpt_topk *t;
+	int passes = 0;
+
+	(void)state;
+	assert_true(spread && equal && other);
+	for (size_t i = 0; i < N; i++) {
+		spread[i] = (uint64_t)i << 40;     /* (128 keys a top digit) */
+		equal[i] = (uint64_t)(N - 1 - R) << 40;  /* (all in rank R's digit) */
+		other[i] = UINT64_C(5) << 40;
+	}
+	/* rank R's group of 128 collected, then met N times */
+	assert_non_null(t = ckpt_topk_new(1, N, 0, R));
+	assert_int_equal(pass_of(t, spread, N), 0);
+	assert_true(ckpt_topk_more(t));
+	assert_int_equal(pass_of(t, equal, N), CKPT_TOPK_CHANGED);
+	ckpt_topk_free(t);
+	/* a group of N equal keys histogrammed, then other keys */
+	assert_non_null(t = ckpt_topk_new(1, N, 0, R));
+	assert_int_equal(pass_of(t, equal, N), 0);
+	assert_int_equal(pass_of(t, spread, N), CKPT_TOPK_CHANGED);
+	ckpt_topk_free(t);
+	/* the key known to its last bit, its index looked for among others */
+	assert_non_null(t = ckpt_topk_new(1, N, 0, R));
+	while (ckpt_topk_lanes(t) > 1 && passes++ < 8)
+		assert_int_equal(pass_of(t, equal, N), 0);
+	assert_int_equal(ckpt_topk_lanes(t), 1);
+	assert_int_equal(pass_of(t, other, N), CKPT_TOPK_CHANGED);
+	ckpt_topk_free(t);
+	free(spread);
+	free(equal);
+	free(other);
+}
+
 static void draws_as_the_man_page_says(void **state)
 {
 	uint64_t key = ckpt_dare_key(42, "layer/w");
@@ -609,6 +658,7 @@ int main(void)
 		cmocka_unit_test(selects_a_rank_and_those_before_it),
 		cmocka_unit_test(a_guess_room_is_shared_by_the_lanes),
 		cmocka_unit_test(guesses_within_a_known_group),
+		cmocka_unit_test(tells_keys_changed_between_passes),
 		cmocka_unit_test(draws_as_the_man_page_says),
 		cmocka_unit_test(windows_floor_exactly),
 		cmocka_unit_test(rounds_the_formula_once),
