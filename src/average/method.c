@@ -488,13 +488,15 @@ size_t method_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0, ckpt_dtype
 	mv.hi = calloc(mv.nx + 1, sizeof *mv.hi);
 	if (!mv.lo || !mv.hi)
 		die("out of memory");
-	/* (every rank measures the whole tensor: the same numbers on all) */
-	if (ckpt_method_ranks(j->method->kind))
-		find_windows(j, v0, &mv);
-	if (ckpt_method_dots(j->method->kind))
-		measure(j, v0, &mv);
-	if (sh->end > sh->first)
+	/* every rank with a share measures the whole tensor (the same numbers
+	 * on all); a rank without one neither needs them nor takes part */
+	if (sh->end > sh->first) {
+		if (ckpt_method_ranks(j->method->kind))
+			find_windows(j, v0, &mv);
+		if (ckpt_method_dots(j->method->kind))
+			measure(j, v0, &mv);
 		bad = apply(j, ov, &mv, to, sh, &written);
+	}
 	write_rest(ov, written, sh->rounds);
 	free(mv.lo);
 	free(mv.hi);
