@@ -619,6 +619,7 @@ int main(int argc, char **argv)
 
 	prog_init(argv[0], synopsis);
 	parse_options(argc, argv);
+	j.verbose = opt.verbose;
 	if (opt.base && (ckpt_open_inputs(opt.base, &j.in, &j.nin) < 0 || j.nin != 1))
 		die(j.nin > 1 ? "%s: holds %zu checkpoints; --base is one" : "%s",
 		    j.nin > 1 ? opt.base : ckpt_errmsg(), j.nin);

@@ -26,6 +26,7 @@ struct job {
 	size_t nin;
 	const double *weights;
 	const ckpt_method *method; /* NULL: the mean or a linear combination */
+	int verbose;            /* say how a variable was measured */
 };
 
 /* Which slabs of a variable this rank computes: [first, end) of the first

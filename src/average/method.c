@@ -197,6 +197,7 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 {
 	uint64_t first, keep;
 	size_t want;
+	int passes;
 	struct keying *k = malloc(2 * sizeof *k);
 	ckpt_topk *t;
 	void *ctx[2] = {&k[0], &k[1]};
@@ -217,7 +218,7 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 		k[0].sampling = 0;
 		ckpt_topk_guess(t);
 	}
-	while (ckpt_topk_more(t)) {
+	for (passes = 0; ckpt_topk_more(t); passes++) {
 		int rc;
 
 		each_piece(j, v0, key_piece, ctx, ckpt_topk_lanes(t) > 1, 0, 0, narrow, t);
@@ -231,6 +232,9 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 		ckpt_topk_cuts(t, m, &mv->lo[m], &mv->hi[m]);
 	ckpt_topk_free(t);
 	free(k);
+	if (j->verbose)
+		warn("%s: magnitude windows found in %d pass%s%s", v0->name, passes,
+		     passes == 1 ? "" : "es", want ? " (after a sample of its start)" : "");
 }
 
 /* ---- dot products ----------------------------------------------------------- */
@@ -372,6 +376,9 @@ static void dot_products(struct job *j, const ckpt_var *v0, size_t nx, int slerp
 		if (decided && !exactly)
 			break;
 	}
+	if (j->verbose)
+		warn("%s: dot products measured in %s", v0->name,
+		     decided ? "1 pass" : "2 passes (the second exactly)");
 	for (int t = 0; t < 2; t++) {
 		free(d[t].s);
 		free(d[t].th);

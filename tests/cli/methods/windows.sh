@@ -65,3 +65,14 @@ for m in "--method breadcrumbs --density 0.5 --gamma 0.001" "--method ties --den
 	expect_status 0
 	check $m
 done
+# -v says how each variable was measured: in how many passes
+run ckpt-average -v --method ties --density 0.3 --base base.h5 x.h5 -o o.h5 -f
+expect_status 0
+for v in flat distinct; do
+	grep -Eq "^ckpt-average: $v: magnitude windows found in [1-9][0-9]* pass(es)?( |$)" "$T/err" ||
+		fail "-v: no passes for $v: $(cat "$T/err")"
+done
+run ckpt-average -v --method model-stock --base base.h5 x.h5 x.h5 -o o.h5 -f
+expect_status 0
+grep -Eq "^ckpt-average: flat: dot products measured in [12] pass" "$T/err" ||
+	fail "-v: no passes for model stock: $(cat "$T/err")"
