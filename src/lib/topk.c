@@ -9,9 +9,13 @@
 
 static int new_histograms(struct boundary *b)
 {
-	for (int l = 0; l < LANES; l++)
+	b->ends = 1;
+	for (int l = 0; l < LANES; l++) {
+		b->least[l] = UINT64_MAX;
+		b->most[l] = b->nleast[l] = b->nmost[l] = 0;
 		if (!(b->hist[l] = calloc((size_t)1 << DIGIT, sizeof *b->hist[l])))
 			return -1;
+	}
 	return 0;
 }
 
@@ -103,7 +107,61 @@ static int same_histogram(const struct boundary *lo, const struct boundary *hi)
 {
 	return lo->phase == HISTOGRAM && hi->phase == HISTOGRAM && lo->known == hi->known &&
 	       lo->prefix == hi->prefix && (!lo->guessing || lo->hist_too) &&
-	       (!hi->guessing || hi->hist_too);
+	       (!hi->guessing || hi->hist_too) && lo->ends == hi->ends;
+}
+
+/* The group's keys among keys[0..n) into the lane's histogram of the
+ * digit after the known bits (w of them) and, where ends, its least and
+ * largest keys counted (a dependent chain through every key: only where
+ * they may save a pass). */
+static inline void count_keys(struct boundary *b, int lane, const uint64_t *keys, size_t n,
+                              uint64_t top, int w, int ends)
+{
+	uint64_t least = b->least[lane], most = b->most[lane], *hist = b->hist[lane];
+	uint64_t nl = b->nleast[lane], nm = b->nmost[lane];
+	int shift = 64 - b->known - w;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t key = keys[i];
+
+		if ((key & top) != b->prefix)
+			continue;
+		hist[key >> shift & ((UINT64_C(1) << w) - 1)]++;
+		if (!ends)
+			continue;
+		nl = key < least ? 0 : nl;
+		least = key < least ? key : least;
+		nl += key == least;
+		nm = key > most ? 0 : nm;
+		most = key > most ? key : most;
+		nm += key == most;
+	}
+	b->least[lane] = least;
+	b->most[lane] = most;
+	b->nleast[lane] = nl;
+	b->nmost[lane] = nm;
+}
+
+static void count_digit(struct boundary *b, int lane, const uint64_t *keys, size_t n,
+                        uint64_t top, int w)
+{
+	if (b->ends)
+		count_keys(b, lane, keys, n, top, w, 1);
+	else
+		count_keys(b, lane, keys, n, top, w, 0);
+}
+
+/* Lane l's least and largest keys into lane 0's. */
+static void merge_ends(struct boundary *b, int l)
+{
+	b->nleast[0] = b->least[l] < b->least[0]    ? b->nleast[l]
+	               : b->least[l] == b->least[0] ? b->nleast[0] + b->nleast[l]
+	                                            : b->nleast[0];
+	b->least[0] = b->least[l] < b->least[0] ? b->least[l] : b->least[0];
+	b->nmost[0] = b->most[l] > b->most[0]    ? b->nmost[l]
+	              : b->most[l] == b->most[0] ? b->nmost[0] + b->nmost[l]
+	                                         : b->nmost[0];
+	b->most[0] = b->most[l] > b->most[0] ? b->most[l] : b->most[0];
 }
 
 /* (counted: whether b's histogram is fed here) */
@@ -121,9 +179,8 @@ static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_
 			if (!b->hist_too)
 				break;
 		}
-		for (size_t i = 0; counted && i < n; i++)
-			if ((keys[i] & top) == b->prefix)
-				b->hist[lane][keys[i] >> (64 - known - w) & ((UINT64_C(1) << w) - 1)]++;
+		if (counted)
+			count_digit(b, lane, keys, n, top, w);
 		break;
 	case COLLECT:
 		for (size_t i = 0; i < n; i++)
@@ -203,6 +260,7 @@ static int merge_lanes(struct boundary *b)
 	for (int l = 1; l < LANES; l++) {
 		for (size_t d = 0; b->hist[0] && d < (size_t)1 << DIGIT; d++)
 			b->hist[0][d] += b->hist[l][d];
+		merge_ends(b, l);
 		if (b->guessing || !b->ncand[l]) /* (a guess's are in one room) */
 			continue;
 		n += b->ncand[l];
@@ -291,15 +349,16 @@ void ckpt_topk_select_rank(struct candidate *c, size_t n, size_t k)
 
 /* A digit found (known, prefix, rem: count keys have it): the next pass
  * collects them where the room holds them (each lane may meet all), else
- * histograms the next digit; at 64 bits it looks for the index. */
+ * histograms the next digit, or at 64 bits (equal keys) looks for the
+ * index. */
 int ckpt_topk_next_phase(struct boundary *b, uint64_t count, size_t cap)
 {
 	ckpt_topk_free_lanes(b);
-	if (b->known >= 64) {
+	b->counted = count;
+	if (b->known >= 64 && count > cap) { /* (equal keys: by index) */
 		b->phase = INDEX;
 		return 0;
 	}
-	b->counted = count;
 	if (count > cap) {
 		if (new_histograms(b) < 0)
 			return -1;
@@ -341,6 +400,20 @@ static int as_counted(const struct boundary *b)
 	return 1;
 }
 
+/* The boundary is the group's largest key or its least (a run of equal
+ * keys, ranked by index): known whole, its rank among them next. */
+static int at_an_end(struct boundary *b, size_t cap)
+{
+	int top = b->rem < b->nmost[0];
+	uint64_t count = top ? b->nmost[0] : b->nleast[0];
+
+	if (!top)
+		b->rem -= b->counted - b->nleast[0];
+	b->prefix = top ? b->most[0] : b->least[0];
+	b->known = 64;
+	return ckpt_topk_next_phase(b, count, cap);
+}
+
 static int end_one(struct boundary *b, size_t cap)
 {
 	int w;
@@ -360,6 +433,8 @@ static int end_one(struct boundary *b, size_t cap)
 		return CKPT_TOPK_CHANGED;
 	switch (b->phase) {
 	case HISTOGRAM:
+		if (b->ends && (b->rem < b->nmost[0] || b->rem >= b->counted - b->nleast[0]))
+			return at_an_end(b, cap);
 		w = width(b);
 		for (d = (UINT64_C(1) << w); d-- > 0;) {
 			if (b->rem < b->hist[0][d]) {
@@ -436,8 +511,13 @@ int ckpt_topk_end_pass(ckpt_topk *t)
 	for (size_t k = 0; k < t->nb / 2; k++) {
 		struct boundary *lo = &t->b[2 * k], *hi = &t->b[2 * k + 1];
 
-		for (int l = 0; same_histogram(lo, hi) && l < LANES; l++)
+		for (int l = 0; same_histogram(lo, hi) && l < LANES; l++) {
 			memcpy(hi->hist[l], lo->hist[l], ((size_t)1 << DIGIT) * sizeof *hi->hist[l]);
+			hi->least[l] = lo->least[l];
+			hi->most[l] = lo->most[l];
+			hi->nleast[l] = lo->nleast[l];
+			hi->nmost[l] = lo->nmost[l];
+		}
 	}
 	ckpt_topk_spread(end_task, t, t->nb, ckpt_topk_large(t));
 	return atomic_load(&t->failed);

@@ -311,6 +311,16 @@ static size_t sample_key(struct candidate *s, size_t ns, size_t lim, double r, u
 	return (size_t)r;
 }
 
+/* How many of the sample's keys are lo or hi. */
+static size_t at_edges(const struct candidate *s, size_t ns, uint64_t lo, uint64_t hi)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ns; i++)
+		n += s[i].key == lo || s[i].key == hi;
+	return n;
+}
+
 /* (returns lim: those of the sample ranked before the ranks it selected) */
 static size_t guess_one(struct boundary *b, struct candidate *s, size_t ns, size_t lim,
                         uint64_t n, size_t cap)
@@ -332,6 +342,12 @@ static size_t guess_one(struct boundary *b, struct candidate *s, size_t ns, size
 		lim = sample_key(s, ns, lim, p + h + 1, &b->glo);
 		lim = sample_key(s, ns, lim, p - h, &b->ghi);
 	}
+	/* (a run of equal keys at an edge of the window - the boundary among
+	 * them, zeros say - may hold more than the room: the histograms fed
+	 * beside then find the key, and its count, in this pass) */
+	b->ends = (double)at_edges(s, ns, b->glo, b->ghi) * (double)n / (double)ns >
+	          (double)cap / 4;
+	b->hist_too |= b->ends;
 	b->room = cap / 2;
 	b->guessing = 1;
 	return lim;

@@ -48,6 +48,13 @@ struct boundary {
 	 * the values changed since - is told (ckpt_topk_end_pass()) */
 	uint64_t counted;
 	int changed[LANES];
+	/* a histogram pass's least and largest key of the group and how many
+	 * have each (where ends: a histogram's passes, a guess's whose window
+	 * meets a run of equal keys): where the boundary is one of them, its
+	 * key is known whole (a boundary among many equal magnitudes: zeros,
+	 * a constant) */
+	uint64_t least[LANES], most[LANES], nleast[LANES], nmost[LANES];
+	int ends;
 };
 
 struct ckpt_topk {

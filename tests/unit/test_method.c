@@ -307,6 +307,43 @@ static void selects_large_variables_with_or_without_a_guess(void **state)
 	free(wrong);
 }
 
+/* A boundary among many equal keys (zeros: the frozen part of a
+ * fine-tune) is known whole once a histogram pass has counted the group's
+ * least and largest keys: then only its index is looked for (a boundary
+ * among them used to take a pass for every 16 bits first), the histograms
+ * fed beside a guess whose window's edge is such a run, in its first pass;
+ * the sort's elements either way.  All keys 0; a tenth larger and the rest
+ * 0; nine tenths one key (the largest) and the rest smaller. */
+static void finds_a_boundary_among_equal_keys_at_once(void **state)
+{
+	enum { N = 1500000 };
+	uint64_t *keys = malloc(N * sizeof *keys), *order = malloc(N * sizeof *order);
+
+	(void)state;
+	assert_true(keys && order);
+	for (int shape = 0; shape < 3; shape++) {
+		srand(5);
+		for (size_t i = 0; i < N; i++) {
+			uint64_t other = (uint64_t)rand() << 20 | (uint64_t)rand();
+
+			keys[i] = shape == 0               ? 0
+			          : shape == 1             ? (i % 10 == 3 ? other + 1 : 0)
+			          : i % 10 ? UINT64_C(1) << 55 : other % (UINT64_C(1) << 50);
+			order[i] = i;
+		}
+		sort_keys = keys;
+		qsort(order, N, sizeof *order, by_key_then_index);
+		/* (the lower boundary among the equal ones, the upper one too but
+		 * where a tenth are larger) */
+		assert_true(select_with_sample(keys, order, N, NULL, 0, shape == 1 ? 1000 : 30000,
+		                               900000) <= 2);
+		assert_true(select_with_sample(keys, order, N, keys, N / 16, shape == 1 ? 1000 : 30000,
+		                               900000) <= 2);
+	}
+	free(keys);
+	free(order);
+}
+
 /* Float32 values fed as such (keyed as fed): the same boundaries as
  * their keys', in every phase - a guess that holds the boundary, one
  * that misses, one whose window's keys overflow the room (a third of
@@ -659,6 +696,7 @@ int main(void)
 		cmocka_unit_test(a_guess_room_is_shared_by_the_lanes),
 		cmocka_unit_test(guesses_within_a_known_group),
 		cmocka_unit_test(tells_keys_changed_between_passes),
+		cmocka_unit_test(finds_a_boundary_among_equal_keys_at_once),
 		cmocka_unit_test(draws_as_the_man_page_says),
 		cmocka_unit_test(windows_floor_exactly),
 		cmocka_unit_test(rounds_the_formula_once),
