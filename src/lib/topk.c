@@ -401,11 +401,20 @@ static int as_counted(const struct boundary *b)
 }
 
 /* The boundary is the group's largest key or its least (a run of equal
- * keys, ranked by index): known whole, its rank among them next. */
+ * keys, ranked by index): known whole, its rank among them next - or
+ * now, where every key of the variable is that one (its first group: a
+ * frozen tensor's zeros), as the element at its rank. */
 static int at_an_end(struct boundary *b, size_t cap)
 {
 	int top = b->rem < b->nmost[0];
 	uint64_t count = top ? b->nmost[0] : b->nleast[0];
+
+	if (b->known == 1 && b->least[0] == b->most[0]) {
+		b->cut = (ckpt_rank_cut){b->most[0], b->rem, 0};
+		ckpt_topk_free_lanes(b);
+		b->phase = DONE;
+		return 0;
+	}
 
 	if (!top)
 		b->rem -= b->counted - b->nleast[0];
