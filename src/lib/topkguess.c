@@ -217,6 +217,8 @@ static size_t gathered(struct boundary *b)
 
 /* Where the first pass's gathered keys hold the boundary, it is found
  * among them, without another pass. */
+static void guess_beside(struct boundary *b, uint64_t above, size_t n);
+
 void ckpt_topk_guessed(struct boundary *b)
 {
 	uint64_t above = 0;
@@ -236,6 +238,8 @@ void ckpt_topk_guessed(struct boundary *b)
 			b->cand[l] = NULL;
 			b->ncand[l] = 0;
 		}
+		if (!over && !b->hist_too)
+			guess_beside(b, above, n);
 		return;
 	}
 	ckpt_topk_select_rank(b->cand[0], n, b->rank - above);
@@ -362,6 +366,37 @@ static void guess_room(struct boundary *b)
 	for (int l = 0; l < LANES; l++)
 		b->ncand[l] = b->cend[l] = b->above[l] = b->overflow[l] = 0;
 	atomic_init(&b->used, 0);
+}
+
+/* A guess that missed its window, the histograms not fed beside: the
+ * next pass (a histogram's) also gathers half the room's worth of keys
+ * around where the keys' density in that window puts the boundary, beside
+ * it - a sample's error is mostly small.  Not where it lies further off
+ * than 4 windows' worth of keys (the histograms find it, as without). */
+static void guess_beside(struct boundary *b, uint64_t above, size_t n)
+{
+	double per = (double)n / ((double)(b->ghi - b->glo) + 1); /* keys a unit */
+	double half = (double)(LANES * b->room) / 4 / per, at, lo, hi;
+	uint64_t off = b->rank < above ? above - b->rank : b->rank - above - n + 1;
+
+	if (n < 16 || off > 4 * (uint64_t)n)
+		return;
+	if (b->rank < above) { /* (the off-th key above the window) */
+		at = (double)b->ghi + (double)off / per;
+		lo = at - half > (double)b->ghi + 1 ? at - half : (double)b->ghi + 1;
+		hi = at + half;
+	} else {               /* (the off-th below it) */
+		at = (double)b->glo - (double)off / per;
+		lo = at - half;
+		hi = at + half < (double)b->glo - 1 ? at + half : (double)b->glo - 1;
+	}
+	if (!(hi >= 0 && lo < 0x1p63 && lo <= hi))
+		return;
+	b->glo = lo <= 0 ? 0 : (uint64_t)lo;
+	b->ghi = hi >= 0x1p63 ? INT64_MAX : (uint64_t)hi;
+	b->hist_too = b->guessing = 1;
+	b->stuck = 0;
+	guess_room(b);
 }
 
 /* A likely-missed guess, between a pass's slabs (no lane feeding): once

@@ -347,6 +347,41 @@ static void finds_a_boundary_among_equal_keys_at_once(void **state)
 	free(order);
 }
 
+/* Guesses that miss their windows a little (a sample whose ranks lie 80000
+ * off, beside windows of 132000), the histograms not fed beside: the next
+ * pass also gathers beside each window where the keys' density in it puts
+ * the boundary, and finds it there - two passes, not three; above the
+ * windows and below them, against the sort. */
+static void guesses_again_beside_a_near_miss(void **state)
+{
+	enum { N = 1500000, NS = 2000 };
+	uint64_t *keys = malloc(N * sizeof *keys), *order = malloc(N * sizeof *order);
+	uint64_t *sample = malloc(NS * sizeof *sample);
+
+	(void)state;
+	assert_true(keys && order && sample);
+	srand(9);
+	for (size_t i = 0; i < N; i++) {
+		double d = (double)rand() / RAND_MAX * 4;
+
+		memcpy(&keys[i], &d, sizeof d);
+		order[i] = i;
+	}
+	sort_keys = keys;
+	qsort(order, N, sizeof *order, by_key_then_index);
+	for (long off = 80000; off >= -80000; off -= 160000) {
+		for (long i = 0; i < NS; i++) {
+			long r = i * 750 + off;
+
+			sample[i] = keys[order[r < 0 ? 0 : r >= N ? N - 1 : r]];
+		}
+		assert_true(select_with_sample(keys, order, N, sample, NS, 300000, 600000) <= 2);
+	}
+	free(keys);
+	free(order);
+	free(sample);
+}
+
 /* Float32 values fed as such (keyed as fed): the same boundaries as
  * their keys', in every phase - a guess that holds the boundary, one
  * that misses, one whose window's keys overflow the room (a third of
@@ -705,6 +740,7 @@ int main(void)
 		cmocka_unit_test(guesses_within_a_known_group),
 		cmocka_unit_test(tells_keys_changed_between_passes),
 		cmocka_unit_test(finds_a_boundary_among_equal_keys_at_once),
+		cmocka_unit_test(guesses_again_beside_a_near_miss),
 		cmocka_unit_test(draws_as_the_man_page_says),
 		cmocka_unit_test(windows_floor_exactly),
 		cmocka_unit_test(rounds_the_formula_once),
