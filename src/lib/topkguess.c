@@ -238,8 +238,11 @@ void ckpt_topk_guessed(struct boundary *b)
 			b->cand[l] = NULL;
 			b->ncand[l] = 0;
 		}
-		if (!over && !b->hist_too)
-			guess_beside(b, above, n);
+		if (!b->hist_too) { /* (the next pass is the histograms') */
+			b->ends = 1;
+			if (!over)
+				guess_beside(b, above, n);
+		}
 		return;
 	}
 	ckpt_topk_select_rank(b->cand[0], n, b->rank - above);
