@@ -10,9 +10,10 @@
 static int new_histograms(struct boundary *b)
 {
 	b->ends = 1;
+	b->run = UINT64_MAX;
 	for (int l = 0; l < LANES; l++) {
 		b->least[l] = UINT64_MAX;
-		b->most[l] = b->nleast[l] = b->nmost[l] = 0;
+		b->most[l] = b->nleast[l] = b->nmost[l] = b->nrun[l] = b->arun[l] = 0;
 		if (!(b->hist[l] = calloc((size_t)1 << DIGIT, sizeof *b->hist[l])))
 			return -1;
 	}
@@ -107,7 +108,7 @@ static int same_histogram(const struct boundary *lo, const struct boundary *hi)
 {
 	return lo->phase == HISTOGRAM && hi->phase == HISTOGRAM && lo->known == hi->known &&
 	       lo->prefix == hi->prefix && (!lo->guessing || lo->hist_too) &&
-	       (!hi->guessing || hi->hist_too) && lo->ends == hi->ends;
+	       (!hi->guessing || hi->hist_too) && lo->ends == hi->ends && lo->run == hi->run;
 }
 
 /* The group's keys among keys[0..n) into the lane's histogram of the
@@ -118,7 +119,8 @@ static inline void count_keys(struct boundary *b, int lane, const uint64_t *keys
                               uint64_t top, int w, int ends)
 {
 	uint64_t least = b->least[lane], most = b->most[lane], *hist = b->hist[lane];
-	uint64_t nl = b->nleast[lane], nm = b->nmost[lane];
+	uint64_t nl = b->nleast[lane], nm = b->nmost[lane], run = b->run;
+	uint64_t nr = b->nrun[lane], ar = b->arun[lane];
 	int shift = 64 - b->known - w;
 
 	for (size_t i = 0; i < n; i++) {
@@ -135,11 +137,15 @@ static inline void count_keys(struct boundary *b, int lane, const uint64_t *keys
 		nm = key > most ? 0 : nm;
 		most = key > most ? key : most;
 		nm += key == most;
+		nr += key == run;
+		ar += key > run;
 	}
 	b->least[lane] = least;
 	b->most[lane] = most;
 	b->nleast[lane] = nl;
 	b->nmost[lane] = nm;
+	b->nrun[lane] = nr;
+	b->arun[lane] = ar;
 }
 
 static void count_digit(struct boundary *b, int lane, const uint64_t *keys, size_t n,
@@ -162,6 +168,8 @@ static void merge_ends(struct boundary *b, int l)
 	              : b->most[l] == b->most[0] ? b->nmost[0] + b->nmost[l]
 	                                         : b->nmost[0];
 	b->most[0] = b->most[l] > b->most[0] ? b->most[l] : b->most[0];
+	b->nrun[0] += b->nrun[l];
+	b->arun[0] += b->arun[l];
 }
 
 /* (counted: whether b's histogram is fed here) */
@@ -423,6 +431,16 @@ static int at_an_end(struct boundary *b, size_t cap)
 	return ckpt_topk_next_phase(b, count, cap);
 }
 
+/* The boundary is among the group's keys equal to the run's: known
+ * whole, its rank among them next. */
+static int in_the_run(struct boundary *b, size_t cap)
+{
+	b->rem -= b->arun[0];
+	b->prefix = b->run;
+	b->known = 64;
+	return ckpt_topk_next_phase(b, b->nrun[0], cap);
+}
+
 static int end_one(struct boundary *b, size_t cap)
 {
 	int w;
@@ -444,6 +462,8 @@ static int end_one(struct boundary *b, size_t cap)
 	case HISTOGRAM:
 		if (b->ends && (b->rem < b->nmost[0] || b->rem >= b->counted - b->nleast[0]))
 			return at_an_end(b, cap);
+		if (b->ends && b->rem >= b->arun[0] && b->rem - b->arun[0] < b->nrun[0])
+			return in_the_run(b, cap);
 		w = width(b);
 		for (d = (UINT64_C(1) << w); d-- > 0;) {
 			if (b->rem < b->hist[0][d]) {
@@ -526,6 +546,8 @@ int ckpt_topk_end_pass(ckpt_topk *t)
 			hi->most[l] = lo->most[l];
 			hi->nleast[l] = lo->nleast[l];
 			hi->nmost[l] = lo->nmost[l];
+			hi->nrun[l] = lo->nrun[l];
+			hi->arun[l] = lo->arun[l];
 		}
 	}
 	ckpt_topk_spread(end_task, t, t->nb, ckpt_topk_large(t));

@@ -318,13 +318,13 @@ static size_t sample_key(struct candidate *s, size_t ns, size_t lim, double r, u
 	return (size_t)r;
 }
 
-/* How many of the sample's keys are lo or hi. */
-static size_t at_edges(const struct candidate *s, size_t ns, uint64_t lo, uint64_t hi)
+/* How many of the sample's keys are key. */
+static size_t sample_count(const struct candidate *s, size_t ns, uint64_t key)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < ns; i++)
-		n += s[i].key == lo || s[i].key == hi;
+		n += s[i].key == key;
 	return n;
 }
 
@@ -334,6 +334,7 @@ static size_t guess_one(struct boundary *b, struct candidate *s, size_t ns, size
 {
 	double p = (double)b->rem * (double)ns / (double)n, h = (double)cap * ns / 4.0 / (double)n;
 	double q = p / (double)(ns ? ns : 1), sd = sqrt(q * (1 - q) * (double)ns);
+	size_t lo, hi;
 
 	if (b->phase != HISTOGRAM || b->known != 1 || ns == 0 || h < 16 || n < 2 * (uint64_t)cap)
 		return lim;
@@ -350,10 +351,13 @@ static size_t guess_one(struct boundary *b, struct candidate *s, size_t ns, size
 		lim = sample_key(s, ns, lim, p - h, &b->ghi);
 	}
 	/* (a run of equal keys at an edge of the window - the boundary among
-	 * them, zeros say - may hold more than the room: the histograms fed
-	 * beside then find the key, and its count, in this pass) */
-	b->ends = (double)at_edges(s, ns, b->glo, b->ghi) * (double)n / (double)ns >
-	          (double)cap / 4;
+	 * them, zeros say, or one value of a coarse type - may hold more than
+	 * the room: the histograms fed beside then find the key, and how many
+	 * are it and above it, in this pass) */
+	lo = sample_count(s, ns, b->glo);
+	hi = b->ghi == b->glo ? 0 : sample_count(s, ns, b->ghi);
+	b->ends = (double)(lo + hi) * (double)n / (double)ns > (double)cap / 4;
+	b->run = b->ends ? (lo >= hi ? b->glo : b->ghi) : UINT64_MAX;
 	b->hist_too |= b->ends;
 	b->room = cap / 2;
 	b->guessing = 1;

@@ -55,6 +55,10 @@ struct boundary {
 	 * a constant) */
 	uint64_t least[LANES], most[LANES], nleast[LANES], nmost[LANES];
 	int ends;
+	/* and, where a guess's sample had many of one key at its window's
+	 * edge (none: UINT64_MAX), how many of the group are that key and
+	 * above it: where the boundary is among them, the same */
+	uint64_t run, nrun[LANES], arun[LANES];
 };
 
 struct ckpt_topk {

@@ -308,40 +308,44 @@ static void selects_large_variables_with_or_without_a_guess(void **state)
 }
 
 /* A boundary among many equal keys (zeros: the frozen part of a
- * fine-tune) is known whole once a histogram pass has counted the group's
- * least and largest keys: then only its index is looked for (a boundary
- * among them used to take a pass for every 16 bits first) - or, where
- * every key is one, it is the element at its rank, in one pass; the
- * histograms fed beside a guess whose window's edge is such a run, in its
- * first pass; the sort's elements either way.  All keys 0; a tenth larger
- * and the rest 0; nine tenths one key (the largest) and the rest smaller. */
+ * fine-tune; one value of a coarse type) is known whole once a histogram
+ * pass has counted the group's least and largest keys, or the key its
+ * sample had many of at a window's edge: then only its index is looked
+ * for (a boundary among them used to take a pass for every 16 bits first)
+ * - or, where every key is one, it is the element at its rank, in one
+ * pass; the sort's elements either way.  All keys 0; a tenth larger and
+ * the rest 0; nine tenths one key (the largest) and the rest smaller; a
+ * third one key between a third larger and a third smaller (found so
+ * after a sample only: its histograms take a pass more). */
 static void finds_a_boundary_among_equal_keys_at_once(void **state)
 {
 	enum { N = 1500000 };
 	uint64_t *keys = malloc(N * sizeof *keys), *order = malloc(N * sizeof *order);
+	const int without[] = {1, 2, 2, 3}, with[] = {1, 2, 2, 2}; /* (passes at most) */
 
 	(void)state;
 	assert_true(keys && order);
-	for (int shape = 0; shape < 3; shape++) {
-		int most = shape == 0 ? 1 : 2; /* (every key one: the rank is the index) */
-
+	for (int shape = 0; shape < 4; shape++) {
 		srand(5);
 		for (size_t i = 0; i < N; i++) {
 			uint64_t other = (uint64_t)rand() << 20 | (uint64_t)rand();
 
-			keys[i] = shape == 0               ? 0
-			          : shape == 1             ? (i % 10 == 3 ? other + 1 : 0)
-			          : i % 10 ? UINT64_C(1) << 55 : other % (UINT64_C(1) << 50);
+			keys[i] = shape == 0   ? 0
+			          : shape == 1 ? (i % 10 == 3 ? other + 1 : 0)
+			          : shape == 2 ? (i % 10 ? UINT64_C(1) << 55 : other % (UINT64_C(1) << 50))
+			          : i % 3 == 0 ? (UINT64_C(1) << 52) + other
+			          : i % 3 == 1 ? UINT64_C(1) << 51
+			                       : other % (UINT64_C(1) << 50);
 			order[i] = i;
 		}
 		sort_keys = keys;
 		qsort(order, N, sizeof *order, by_key_then_index);
 		/* (the lower boundary among the equal ones, the upper one too but
-		 * where a tenth are larger) */
+		 * where a tenth or a third are larger) */
 		assert_true(select_with_sample(keys, order, N, NULL, 0, shape == 1 ? 1000 : 30000,
-		                               900000) <= most);
+		                               900000) <= without[shape]);
 		assert_true(select_with_sample(keys, order, N, keys, N / 16, shape == 1 ? 1000 : 30000,
-		                               900000) <= most);
+		                               900000) <= with[shape]);
 	}
 	free(keys);
 	free(order);
