@@ -191,19 +191,54 @@ static void narrow(void *t, uint64_t done)
 	ckpt_topk_narrow(t, done);
 }
 
+/* A pass over the elements [from, to) alone: the slabs that hold them,
+ * every piece to key_piece on this thread (an index looked for in one
+ * feed of the pass before). */
+static void each_in_range(struct job *j, const ckpt_var *v0, struct keying *k, uint64_t from,
+                          uint64_t to)
+{
+	struct readers r;
+	const void **at = calloc(j->nin, sizeof *at);
+	size_t slab = 0;
+
+	if (!at)
+		die("out of memory");
+	open_all(j, v0, &r, AVG_SLAB_BYTES);
+	for (int more = 1; more;) { /* (the slab that holds from: seek, no read) */
+		ckpt_slab_seek(&r.s[0], slab + 1);
+		more = r.s[0].start <= from && r.s[0].start > 0;
+		slab += more;
+	}
+	for (size_t i = 0; i < r.n; i++)
+		ckpt_slab_seek(&r.s[i], slab);
+	while (next_all(&r) && r.s[0].start < to)
+		for (size_t off = 0; off < r.s[0].count; off += PIECE) {
+			struct piece p = {at, r.types, NULL, r.s[0].start + off,
+			                  r.s[0].count - off < PIECE ? r.s[0].count - off : PIECE};
+
+			for (size_t i = 0; i < r.n; i++)
+				at[i] = (const char *)r.s[i].buf + off * ckpt_dtype_size(r.types[i]);
+			key_piece(k, &p);
+		}
+	close_all(&r);
+	free(at);
+}
+
 /* The passes over the variable: each slab's halves on two threads, two
- * lanes of the selection, but where it looks for an index in flat order. */
+ * lanes of the selection, but where it looks for an index in flat order
+ * (or in a range alone). */
 static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 {
 	uint64_t first, keep;
 	size_t want;
 	int passes;
 	struct keying *k = malloc(2 * sizeof *k);
+	uint64_t (*range)[2] = malloc(2 * mv->nx * sizeof *range);
 	ckpt_topk *t;
 	void *ctx[2] = {&k[0], &k[1]};
 
 	ckpt_method_window(j->method, v0->nelems, &first, &keep);
-	if (!k || !(t = ckpt_topk_new(mv->nx, v0->nelems, first, first + keep)))
+	if (!k || !range || !(t = ckpt_topk_new(mv->nx, v0->nelems, first, first + keep)))
 		die("out of memory");
 	for (int l = 0; l < 2; l++) {
 		k[l].t = t;
@@ -219,9 +254,17 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 		ckpt_topk_guess(t);
 	}
 	for (passes = 0; ckpt_topk_more(t); passes++) {
+		size_t nr = 0;
 		int rc;
 
-		each_piece(j, v0, key_piece, ctx, ckpt_topk_lanes(t) > 1, 0, 0, narrow, t);
+		/* (the ranges first: a range read may end a boundary, and with it
+		 * the ranges' count) */
+		while (nr < 2 * mv->nx && ckpt_topk_range(t, nr, &range[nr][0], &range[nr][1]))
+			nr++;
+		for (size_t i = 0; i < nr; i++)
+			each_in_range(j, v0, &k[0], range[i][0], range[i][1]);
+		if (!nr)
+			each_piece(j, v0, key_piece, ctx, ckpt_topk_lanes(t) > 1, 0, 0, narrow, t);
 		if ((rc = ckpt_topk_end_pass(t)) == CKPT_TOPK_CHANGED)
 			die("%s: values changed between two passes over them (is a program writing "
 			    "an input?)", v0->name);
@@ -232,6 +275,7 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 		ckpt_topk_cuts(t, m, &mv->lo[m], &mv->hi[m]);
 	ckpt_topk_free(t);
 	free(k);
+	free(range);
 	if (j->verbose)
 		warn("%s: magnitude windows found in %d pass%s%s", v0->name, passes,
 		     passes == 1 ? "" : "es", want ? " (after a sample of its start)" : "");

@@ -11,6 +11,7 @@ static int new_histograms(struct boundary *b)
 {
 	b->ends = 1;
 	b->run = UINT64_MAX;
+	b->feeds_lost = 0;
 	for (int l = 0; l < LANES; l++) {
 		b->least[l] = UINT64_MAX;
 		b->most[l] = b->nleast[l] = b->nmost[l] = b->nrun[l] = b->arun[l] = 0;
@@ -25,8 +26,11 @@ void ckpt_topk_free_lanes(struct boundary *b)
 	for (int l = 0; l < LANES; l++) {
 		free(b->hist[l]);
 		free(b->cand[l]);
+		free(b->feeds[l]);
 		b->hist[l] = NULL;
 		b->cand[l] = NULL;
+		b->feeds[l] = NULL;
+		b->nfeeds[l] = b->capfeeds[l] = 0;
 	}
 }
 
@@ -115,8 +119,44 @@ static int same_histogram(const struct boundary *lo, const struct boundary *hi)
  * digit after the known bits (w of them) and, where ends, its least and
  * largest keys counted (a dependent chain through every key: only where
  * they may save a pass). */
-static inline void count_keys(struct boundary *b, int lane, const uint64_t *keys, size_t n,
-                              uint64_t top, int w, int ends)
+/* Lane l's feeds of lo's run into hi's (a histogram shared). */
+static void copy_feeds(struct boundary *hi, const struct boundary *lo, int l)
+{
+	free(hi->feeds[l]);
+	hi->feeds[l] = NULL;
+	hi->nfeeds[l] = hi->capfeeds[l] = 0;
+	hi->feeds_lost |= lo->feeds_lost;
+	if (!lo->nfeeds[l])
+		return;
+	if (!(hi->feeds[l] = malloc(lo->nfeeds[l] * sizeof *hi->feeds[l]))) {
+		hi->feeds_lost = 1;
+		return;
+	}
+	memcpy(hi->feeds[l], lo->feeds[l], lo->nfeeds[l] * sizeof *hi->feeds[l]);
+	hi->nfeeds[l] = hi->capfeeds[l] = lo->nfeeds[l];
+}
+
+/* The run's keys of a feed, recorded (without room, none is looked for
+ * by its feed). */
+static void note_feed(struct boundary *b, int lane, uint64_t start, size_t n, uint64_t count)
+{
+	struct run_feed *f;
+
+	if (b->nfeeds[lane] == b->capfeeds[lane]) {
+		size_t cap = b->capfeeds[lane] ? 2 * b->capfeeds[lane] : 256;
+
+		if (!(f = realloc(b->feeds[lane], cap * sizeof *f))) {
+			b->feeds_lost = 1;
+			return;
+		}
+		b->feeds[lane] = f;
+		b->capfeeds[lane] = cap;
+	}
+	b->feeds[lane][b->nfeeds[lane]++] = (struct run_feed){start, n, count};
+}
+
+static inline void count_keys(struct boundary *b, int lane, const uint64_t *keys,
+                              uint64_t start, size_t n, uint64_t top, int w, int ends)
 {
 	uint64_t least = b->least[lane], most = b->most[lane], *hist = b->hist[lane];
 	uint64_t nl = b->nleast[lane], nm = b->nmost[lane], run = b->run;
@@ -144,17 +184,19 @@ static inline void count_keys(struct boundary *b, int lane, const uint64_t *keys
 	b->most[lane] = most;
 	b->nleast[lane] = nl;
 	b->nmost[lane] = nm;
+	if (nr > b->nrun[lane])
+		note_feed(b, lane, start, n, nr - b->nrun[lane]);
 	b->nrun[lane] = nr;
 	b->arun[lane] = ar;
 }
 
-static void count_digit(struct boundary *b, int lane, const uint64_t *keys, size_t n,
-                        uint64_t top, int w)
+static void count_digit(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
+                        size_t n, uint64_t top, int w)
 {
 	if (b->ends)
-		count_keys(b, lane, keys, n, top, w, 1);
+		count_keys(b, lane, keys, start, n, top, w, 1);
 	else
-		count_keys(b, lane, keys, n, top, w, 0);
+		count_keys(b, lane, keys, start, n, top, w, 0);
 }
 
 /* Lane l's least and largest keys into lane 0's. */
@@ -170,6 +212,17 @@ static void merge_ends(struct boundary *b, int l)
 	b->most[0] = b->most[l] > b->most[0] ? b->most[l] : b->most[0];
 	b->nrun[0] += b->nrun[l];
 	b->arun[0] += b->arun[l];
+}
+
+/* Where in a feed of n elements from start b's index is looked for. */
+static size_t from_in(const struct boundary *b, uint64_t start, size_t n)
+{
+	return !b->to || b->from <= start ? 0 : b->from - start < n ? (size_t)(b->from - start) : n;
+}
+
+static size_t to_in(const struct boundary *b, uint64_t start, size_t n)
+{
+	return !b->to || b->to >= start + n ? n : b->to <= start ? 0 : (size_t)(b->to - start);
 }
 
 /* (counted: whether b's histogram is fed here) */
@@ -188,7 +241,7 @@ static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_
 				break;
 		}
 		if (counted)
-			count_digit(b, lane, keys, n, top, w);
+			count_digit(b, lane, keys, start, n, top, w);
 		break;
 	case COLLECT:
 		for (size_t i = 0; i < n; i++)
@@ -200,8 +253,9 @@ static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_
 				b->cand[lane][b->ncand[lane]++] = (struct candidate){keys[i], start + i};
 			}
 		break;
-	case INDEX: /* the key is known: the rem-th equal one in flat order */
-		for (size_t i = 0; i < n; i++)
+	case INDEX: /* the key is known: the rem-th equal one in flat order
+		     * (of those from .. to, where they are known to hold it) */
+		for (size_t i = from_in(b, start, n); i < to_in(b, start, n); i++)
 			if (keys[i] == b->prefix && b->seen++ == b->rem) {
 				b->cut = (ckpt_rank_cut){b->prefix, start + i, 0};
 				b->phase = DONE;
@@ -211,6 +265,22 @@ static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_
 	case DONE:
 		break;
 	}
+}
+
+int ckpt_topk_range(const ckpt_topk *t, size_t i, uint64_t *from, uint64_t *to)
+{
+	size_t k = 0;
+
+	for (size_t j = 0; j < t->nb; j++)
+		if (t->b[j].phase != DONE && (t->b[j].phase != INDEX || !t->b[j].to))
+			return 0;
+	for (size_t j = 0; j < t->nb; j++)
+		if (t->b[j].phase == INDEX && k++ == i) {
+			*from = t->b[j].from;
+			*to = t->b[j].to;
+			return 1;
+		}
+	return 0;
 }
 
 int ckpt_topk_lanes(const ckpt_topk *t)
@@ -433,12 +503,55 @@ static int at_an_end(struct boundary *b, size_t cap)
 
 /* The boundary is among the group's keys equal to the run's: known
  * whole, its rank among them next. */
+static int by_start(const void *pa, const void *pb)
+{
+	const struct run_feed *a = pa, *b = pb;
+
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+/* The feed that holds the rem-th of the run's keys in flat order: its
+ * elements alone are looked at for the index, the rem-th among them. */
+static void in_one_feed(struct boundary *b, struct run_feed *f, size_t n)
+{
+	uint64_t rem = b->rem;
+
+	qsort(f, n, sizeof *f, by_start);
+	for (size_t i = 0; i < n; rem -= f[i++].count)
+		if (rem < f[i].count) {
+			b->rem = rem;
+			b->from = f[i].start;
+			b->to = f[i].start + f[i].n;
+			return;
+		}
+}
+
 static int in_the_run(struct boundary *b, size_t cap)
 {
+	struct run_feed *f = NULL;
+	size_t n = 0;
+	uint64_t all = b->nrun[0];
+
+	for (int l = 0; l < LANES; l++)
+		n += b->nfeeds[l];
+
 	b->rem -= b->arun[0];
 	b->prefix = b->run;
 	b->known = 64;
-	return ckpt_topk_next_phase(b, b->nrun[0], cap);
+	/* (the lanes' feeds, before the phase's change frees them: with them
+	 * the index is looked for in one feed, however many the run's keys) */
+	if (b->feeds_lost || !(f = malloc((n + 1) * sizeof *f)))
+		return ckpt_topk_next_phase(b, all, cap);
+	n = 0;
+	for (int l = 0; l < LANES; n += b->nfeeds[l++])
+		if (b->nfeeds[l])
+			memcpy(f + n, b->feeds[l], b->nfeeds[l] * sizeof *f);
+	ckpt_topk_free_lanes(b);
+	b->counted = all;
+	b->phase = INDEX;
+	in_one_feed(b, f, n);
+	free(f);
+	return 0;
 }
 
 static int end_one(struct boundary *b, size_t cap)
@@ -460,10 +573,13 @@ static int end_one(struct boundary *b, size_t cap)
 		return CKPT_TOPK_CHANGED;
 	switch (b->phase) {
 	case HISTOGRAM:
+		/* (the run first, where it holds the boundary: its feeds are
+		 * known; but every key one is done at once) */
+		if (b->ends && b->rem >= b->arun[0] && b->rem - b->arun[0] < b->nrun[0] &&
+		    !(b->known == 1 && b->least[0] == b->most[0]))
+			return in_the_run(b, cap);
 		if (b->ends && (b->rem < b->nmost[0] || b->rem >= b->counted - b->nleast[0]))
 			return at_an_end(b, cap);
-		if (b->ends && b->rem >= b->arun[0] && b->rem - b->arun[0] < b->nrun[0])
-			return in_the_run(b, cap);
 		w = width(b);
 		for (d = (UINT64_C(1) << w); d-- > 0;) {
 			if (b->rem < b->hist[0][d]) {
@@ -548,6 +664,7 @@ int ckpt_topk_end_pass(ckpt_topk *t)
 			hi->nmost[l] = lo->nmost[l];
 			hi->nrun[l] = lo->nrun[l];
 			hi->arun[l] = lo->arun[l];
+			copy_feeds(hi, lo, l);
 		}
 	}
 	ckpt_topk_spread(end_task, t, t->nb, ckpt_topk_large(t));

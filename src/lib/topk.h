@@ -30,6 +30,12 @@ void ckpt_topk_guess(ckpt_topk *t);
 
 /* Whether another pass over the keys is needed. */
 int ckpt_topk_more(const ckpt_topk *t);
+/* Where the next pass needs only some elements (every boundary left is
+ * a known key's index, each known to lie in a range): range i (from 0),
+ * [*from, *to), as 1; 0 past the last - and for i = 0 where the pass is
+ * a whole one.  The elements of every range are fed in flat order, on one
+ * lane (the boundaries each look at their own range). */
+int ckpt_topk_range(const ckpt_topk *t, size_t i, uint64_t *from, uint64_t *to);
 /* How many threads may feed this pass at once, each its own lane (from
  * 0): 2, or 1 where a boundary's key is known and its index is looked for
  * in flat order. */

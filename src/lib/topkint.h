@@ -21,6 +21,10 @@ struct candidate {
 	uint64_t key, index;
 };
 
+struct run_feed {
+	uint64_t start, n, count;
+};
+
 /* One boundary: the element at rank `rank`, among the keys whose top
  * `known` bits are `prefix`; within them, `rem` rank above it. */
 struct boundary {
@@ -59,6 +63,13 @@ struct boundary {
 	 * edge (none: UINT64_MAX), how many of the group are that key and
 	 * above it: where the boundary is among them, the same */
 	uint64_t run, nrun[LANES], arun[LANES];
+	/* and the run's keys feed by feed (a lane's: the elements' start, how
+	 * many, how many of them the run's key), so that an index among them
+	 * is looked for in the one feed that holds it: from .. to (to 0: all) */
+	struct run_feed *feeds[LANES];
+	size_t nfeeds[LANES], capfeeds[LANES];
+	int feeds_lost;
+	uint64_t from, to;
 };
 
 struct ckpt_topk {

@@ -351,6 +351,51 @@ static void finds_a_boundary_among_equal_keys_at_once(void **state)
 	free(order);
 }
 
+/* A boundary in the sample's run (a third of the keys one value, between
+ * a third larger and a third smaller): after the first pass its index is
+ * known to lie in one feed of it, which alone the second pass reads -
+ * the sort's element. */
+static int pass_of(ckpt_topk *t, const uint64_t *keys, size_t n);
+
+static void looks_for_an_index_in_one_feed(void **state)
+{
+	enum { N = 1500000, R = 900000 };
+	uint64_t *keys = malloc(N * sizeof *keys), *order = malloc(N * sizeof *order);
+	ckpt_topk *t;
+	ckpt_rank_cut lo, hi;
+	uint64_t from, to;
+
+	(void)state;
+	assert_true(keys && order);
+	srand(5);
+	for (size_t i = 0; i < N; i++) {
+		uint64_t other = (uint64_t)rand() << 20 | (uint64_t)rand();
+
+		keys[i] = i % 3 == 0 ? (UINT64_C(1) << 52) + other
+		          : i % 3 == 1 ? UINT64_C(1) << 51 : other % (UINT64_C(1) << 50);
+		order[i] = i;
+	}
+	sort_keys = keys;
+	qsort(order, N, sizeof *order, by_key_then_index);
+	assert_non_null(t = ckpt_topk_new(1, N, 0, R));
+	ckpt_topk_sample(t, 0, keys, N / 16);
+	ckpt_topk_guess(t);
+	assert_int_equal(pass_of(t, keys, N), 0);
+	assert_true(ckpt_topk_more(t));
+	assert_true(ckpt_topk_range(t, 0, &from, &to));
+	assert_false(ckpt_topk_range(t, 1, &from, &to));
+	assert_true(from <= order[R] && order[R] < to && to - from <= 4096);
+	for (uint64_t i = from; i < to; i += 1000)
+		ckpt_topk_feed(t, 0, 0, keys + i, i, to - i < 1000 ? to - i : 1000);
+	assert_int_equal(ckpt_topk_end_pass(t), 0);
+	assert_false(ckpt_topk_more(t));
+	ckpt_topk_cuts(t, 0, &lo, &hi);
+	assert_true(hi.key == keys[order[R]] && hi.index == order[R]);
+	ckpt_topk_free(t);
+	free(keys);
+	free(order);
+}
+
 /* Guesses that miss their windows a little (a sample whose ranks lie 80000
  * off, beside windows of 132000), the histograms not fed beside: the next
  * pass also gathers beside each window where the keys' density in it puts
@@ -745,6 +790,7 @@ int main(void)
 		cmocka_unit_test(tells_keys_changed_between_passes),
 		cmocka_unit_test(finds_a_boundary_among_equal_keys_at_once),
 		cmocka_unit_test(guesses_again_beside_a_near_miss),
+		cmocka_unit_test(looks_for_an_index_in_one_feed),
 		cmocka_unit_test(draws_as_the_man_page_says),
 		cmocka_unit_test(windows_floor_exactly),
 		cmocka_unit_test(rounds_the_formula_once),
