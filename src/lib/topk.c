@@ -115,10 +115,6 @@ static int same_histogram(const struct boundary *lo, const struct boundary *hi)
 	       (!hi->guessing || hi->hist_too) && lo->ends == hi->ends && lo->run == hi->run;
 }
 
-/* The group's keys among keys[0..n) into the lane's histogram of the
- * digit after the known bits (w of them) and, where ends, its least and
- * largest keys counted (a dependent chain through every key: only where
- * they may save a pass). */
 /* Lane l's feeds of lo's run into hi's (a histogram shared). */
 static void copy_feeds(struct boundary *hi, const struct boundary *lo, int l)
 {
@@ -155,6 +151,10 @@ static void note_feed(struct boundary *b, int lane, uint64_t start, size_t n, ui
 	b->feeds[lane][b->nfeeds[lane]++] = (struct run_feed){start, n, count};
 }
 
+/* The group's keys among keys[0..n) into the lane's histogram of the
+ * digit after the known bits (w of them) and, where ends, its least and
+ * largest keys and the run's counted, the run's in this feed recorded (a
+ * dependent chain through every key: only where they may save a pass). */
 static inline void count_keys(struct boundary *b, int lane, const uint64_t *keys,
                               uint64_t start, size_t n, uint64_t top, int w, int ends)
 {
