@@ -198,11 +198,13 @@ static void each_in_range(struct job *j, const ckpt_var *v0, struct keying *k, u
                           uint64_t to)
 {
 	struct readers r;
-	const void **at = calloc(j->nin, sizeof *at);
+	struct cur_slab s = {&r, calloc(j->nin, sizeof *s.in), 0, 0};
+	struct taker h;
 	size_t slab = 0;
 
-	if (!at)
+	if (!s.in)
 		die("out of memory");
+	new_taker(&h, key_piece, k, &s, j->nin);
 	open_all(j, v0, &r, AVG_SLAB_BYTES);
 	for (int more = 1; more;) { /* (the slab that holds from: seek, no read) */
 		ckpt_slab_seek(&r.s[0], slab + 1);
@@ -211,17 +213,16 @@ static void each_in_range(struct job *j, const ckpt_var *v0, struct keying *k, u
 	}
 	for (size_t i = 0; i < r.n; i++)
 		ckpt_slab_seek(&r.s[i], slab);
-	while (next_all(&r) && r.s[0].start < to)
-		for (size_t off = 0; off < r.s[0].count; off += PIECE) {
-			struct piece p = {at, r.types, NULL, r.s[0].start + off,
-			                  r.s[0].count - off < PIECE ? r.s[0].count - off : PIECE};
-
-			for (size_t i = 0; i < r.n; i++)
-				at[i] = (const char *)r.s[i].buf + off * ckpt_dtype_size(r.types[i]);
-			key_piece(k, &p);
-		}
+	while (next_all(&r) && r.s[0].start < to) {
+		for (size_t i = 0; i < r.n; i++)
+			s.in[i] = r.s[i].buf;
+		s.start = r.s[0].start;
+		for (size_t off = 0; off < r.s[0].count; off += PIECE)
+			take_piece(&h, off, r.s[0].count - off < PIECE ? r.s[0].count - off : PIECE);
+	}
 	close_all(&r);
-	free(at);
+	free(s.in);
+	free_taker(&h);
 }
 
 /* The passes over the variable: each slab's halves on two threads, two

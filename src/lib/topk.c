@@ -13,8 +13,7 @@ static int new_histograms(struct boundary *b)
 	b->run = UINT64_MAX;
 	b->feeds_lost = 0;
 	for (int l = 0; l < LANES; l++) {
-		b->least[l] = UINT64_MAX;
-		b->most[l] = b->nleast[l] = b->nmost[l] = b->nrun[l] = b->arun[l] = 0;
+		b->e[l] = (struct group_ends){.least = UINT64_MAX};
 		if (!(b->hist[l] = calloc((size_t)1 << DIGIT, sizeof *b->hist[l])))
 			return -1;
 	}
@@ -158,9 +157,9 @@ static void note_feed(struct boundary *b, int lane, uint64_t start, size_t n, ui
 static inline void count_keys(struct boundary *b, int lane, const uint64_t *keys,
                               uint64_t start, size_t n, uint64_t top, int w, int ends)
 {
-	uint64_t least = b->least[lane], most = b->most[lane], *hist = b->hist[lane];
-	uint64_t nl = b->nleast[lane], nm = b->nmost[lane], run = b->run;
-	uint64_t nr = b->nrun[lane], ar = b->arun[lane];
+	struct group_ends *e = &b->e[lane];
+	uint64_t least = e->least, most = e->most, nl = e->nleast, nm = e->nmost, run = b->run;
+	uint64_t nr = e->nrun, ar = e->arun, *hist = b->hist[lane];
 	int shift = 64 - b->known - w;
 
 	for (size_t i = 0; i < n; i++) {
@@ -180,14 +179,9 @@ static inline void count_keys(struct boundary *b, int lane, const uint64_t *keys
 		nr += key == run;
 		ar += key > run;
 	}
-	b->least[lane] = least;
-	b->most[lane] = most;
-	b->nleast[lane] = nl;
-	b->nmost[lane] = nm;
-	if (nr > b->nrun[lane])
-		note_feed(b, lane, start, n, nr - b->nrun[lane]);
-	b->nrun[lane] = nr;
-	b->arun[lane] = ar;
+	if (nr > e->nrun)
+		note_feed(b, lane, start, n, nr - e->nrun);
+	*e = (struct group_ends){least, most, nl, nm, nr, ar};
 }
 
 static void count_digit(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
@@ -199,19 +193,17 @@ static void count_digit(struct boundary *b, int lane, const uint64_t *keys, uint
 		count_keys(b, lane, keys, start, n, top, w, 0);
 }
 
-/* Lane l's least and largest keys into lane 0's. */
-static void merge_ends(struct boundary *b, int l)
+/* Another lane's ends (f) into e. */
+static void merge_ends(struct group_ends *e, const struct group_ends *f)
 {
-	b->nleast[0] = b->least[l] < b->least[0]    ? b->nleast[l]
-	               : b->least[l] == b->least[0] ? b->nleast[0] + b->nleast[l]
-	                                            : b->nleast[0];
-	b->least[0] = b->least[l] < b->least[0] ? b->least[l] : b->least[0];
-	b->nmost[0] = b->most[l] > b->most[0]    ? b->nmost[l]
-	              : b->most[l] == b->most[0] ? b->nmost[0] + b->nmost[l]
-	                                         : b->nmost[0];
-	b->most[0] = b->most[l] > b->most[0] ? b->most[l] : b->most[0];
-	b->nrun[0] += b->nrun[l];
-	b->arun[0] += b->arun[l];
+	e->nleast = f->least < e->least ? f->nleast : f->least == e->least ? e->nleast + f->nleast
+	                                                                   : e->nleast;
+	e->least = f->least < e->least ? f->least : e->least;
+	e->nmost = f->most > e->most ? f->nmost : f->most == e->most ? e->nmost + f->nmost
+	                                                             : e->nmost;
+	e->most = f->most > e->most ? f->most : e->most;
+	e->nrun += f->nrun;
+	e->arun += f->arun;
 }
 
 /* Where in a feed of n elements from start b's index is looked for. */
@@ -338,7 +330,7 @@ static int merge_lanes(struct boundary *b)
 	for (int l = 1; l < LANES; l++) {
 		for (size_t d = 0; b->hist[0] && d < (size_t)1 << DIGIT; d++)
 			b->hist[0][d] += b->hist[l][d];
-		merge_ends(b, l);
+		merge_ends(&b->e[0], &b->e[l]);
 		if (b->guessing || !b->ncand[l]) /* (a guess's are in one room) */
 			continue;
 		n += b->ncand[l];
@@ -478,31 +470,38 @@ static int as_counted(const struct boundary *b)
 	return 1;
 }
 
-/* The boundary is the group's largest key or its least (a run of equal
- * keys, ranked by index): known whole, its rank among them next - or
- * now, where every key of the variable is that one (its first group: a
- * frozen tensor's zeros), as the element at its rank. */
-static int at_an_end(struct boundary *b, size_t cap)
+/* The boundary's key is known whole: key, with skip of its group above
+ * it (a run of equal keys, ranked by index: its rank among them next). */
+static void known_whole(struct boundary *b, uint64_t key, uint64_t skip)
 {
-	int top = b->rem < b->nmost[0];
-	uint64_t count = top ? b->nmost[0] : b->nleast[0];
-
-	if (b->known == 1 && b->least[0] == b->most[0]) {
-		b->cut = (ckpt_rank_cut){b->most[0], b->rem, 0};
-		ckpt_topk_free_lanes(b);
-		b->phase = DONE;
-		return 0;
-	}
-
-	if (!top)
-		b->rem -= b->counted - b->nleast[0];
-	b->prefix = top ? b->most[0] : b->least[0];
+	b->rem -= skip;
+	b->prefix = key;
 	b->known = 64;
-	return ckpt_topk_next_phase(b, count, cap);
 }
 
-/* The boundary is among the group's keys equal to the run's: known
- * whole, its rank among them next. */
+/* Every key of the variable is one (its first group: a frozen tensor's
+ * zeros): the boundary is the element at its rank. */
+static int all_one(struct boundary *b)
+{
+	b->cut = (ckpt_rank_cut){b->e[0].most, b->rem, 0};
+	ckpt_topk_free_lanes(b);
+	b->phase = DONE;
+	return 0;
+}
+
+/* The boundary is the group's largest key or its least. */
+static int at_an_end(struct boundary *b, size_t cap)
+{
+	const struct group_ends *e = &b->e[0];
+
+	if (b->rem < e->nmost) {
+		known_whole(b, e->most, 0);
+		return ckpt_topk_next_phase(b, e->nmost, cap);
+	}
+	known_whole(b, e->least, b->counted - e->nleast);
+	return ckpt_topk_next_phase(b, e->nleast, cap);
+}
+
 static int by_start(const void *pa, const void *pb)
 {
 	const struct run_feed *a = pa, *b = pb;
@@ -526,20 +525,18 @@ static void in_one_feed(struct boundary *b, struct run_feed *f, size_t n)
 		}
 }
 
+/* The boundary is among the group's keys equal to the run's: with the
+ * lanes' feeds (taken before the phase's change frees them) its index is
+ * looked for in one feed, however many the run's keys. */
 static int in_the_run(struct boundary *b, size_t cap)
 {
 	struct run_feed *f = NULL;
 	size_t n = 0;
-	uint64_t all = b->nrun[0];
+	uint64_t all = b->e[0].nrun;
 
 	for (int l = 0; l < LANES; l++)
 		n += b->nfeeds[l];
-
-	b->rem -= b->arun[0];
-	b->prefix = b->run;
-	b->known = 64;
-	/* (the lanes' feeds, before the phase's change frees them: with them
-	 * the index is looked for in one feed, however many the run's keys) */
+	known_whole(b, b->run, b->e[0].arun);
 	if (b->feeds_lost || !(f = malloc((n + 1) * sizeof *f)))
 		return ckpt_topk_next_phase(b, all, cap);
 	n = 0;
@@ -572,13 +569,12 @@ static int end_one(struct boundary *b, size_t cap)
 	if (!as_counted(b))
 		return CKPT_TOPK_CHANGED;
 	switch (b->phase) {
-	case HISTOGRAM:
-		/* (the run first, where it holds the boundary: its feeds are
-		 * known; but every key one is done at once) */
-		if (b->ends && b->rem >= b->arun[0] && b->rem - b->arun[0] < b->nrun[0] &&
-		    !(b->known == 1 && b->least[0] == b->most[0]))
+	case HISTOGRAM: /* (the run before the ends: its feeds are known) */
+		if (b->ends && b->known == 1 && b->e[0].least == b->e[0].most)
+			return all_one(b);
+		if (b->ends && b->rem >= b->e[0].arun && b->rem - b->e[0].arun < b->e[0].nrun)
 			return in_the_run(b, cap);
-		if (b->ends && (b->rem < b->nmost[0] || b->rem >= b->counted - b->nleast[0]))
+		if (b->ends && (b->rem < b->e[0].nmost || b->rem >= b->counted - b->e[0].nleast))
 			return at_an_end(b, cap);
 		w = width(b);
 		for (d = (UINT64_C(1) << w); d-- > 0;) {
@@ -658,12 +654,7 @@ int ckpt_topk_end_pass(ckpt_topk *t)
 
 		for (int l = 0; same_histogram(lo, hi) && l < LANES; l++) {
 			memcpy(hi->hist[l], lo->hist[l], ((size_t)1 << DIGIT) * sizeof *hi->hist[l]);
-			hi->least[l] = lo->least[l];
-			hi->most[l] = lo->most[l];
-			hi->nleast[l] = lo->nleast[l];
-			hi->nmost[l] = lo->nmost[l];
-			hi->nrun[l] = lo->nrun[l];
-			hi->arun[l] = lo->arun[l];
+			hi->e[l] = lo->e[l];
 			copy_feeds(hi, lo, l);
 		}
 	}

@@ -318,14 +318,15 @@ static size_t sample_key(struct candidate *s, size_t ns, size_t lim, double r, u
 	return (size_t)r;
 }
 
-/* How many of the sample's keys are key. */
-static size_t sample_count(const struct candidate *s, size_t ns, uint64_t key)
+/* How many of the sample's keys are lo, and (another key) hi. */
+static void sample_edges(const struct candidate *s, size_t ns, uint64_t lo, uint64_t hi,
+                         size_t *nlo, size_t *nhi)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < ns; i++)
-		n += s[i].key == key;
-	return n;
+	*nlo = *nhi = 0;
+	for (size_t i = 0; i < ns; i++) {
+		*nlo += s[i].key == lo;
+		*nhi += s[i].key == hi && hi != lo;
+	}
 }
 
 /* (returns lim: those of the sample ranked before the ranks it selected) */
@@ -354,8 +355,7 @@ static size_t guess_one(struct boundary *b, struct candidate *s, size_t ns, size
 	 * them, zeros say, or one value of a coarse type - may hold more than
 	 * the room: the histograms fed beside then find the key, and how many
 	 * are it and above it, in this pass) */
-	lo = sample_count(s, ns, b->glo);
-	hi = b->ghi == b->glo ? 0 : sample_count(s, ns, b->ghi);
+	sample_edges(s, ns, b->glo, b->ghi, &lo, &hi);
 	b->ends = (double)(lo + hi) * (double)n / (double)ns > (double)cap / 4;
 	b->run = b->ends ? (lo >= hi ? b->glo : b->ghi) : UINT64_MAX;
 	b->hist_too |= b->ends;

@@ -25,6 +25,12 @@ struct run_feed {
 	uint64_t start, n, count;
 };
 
+/* A group's least and largest keys and how many have each; how many
+ * have the run's key, and how many are above it. */
+struct group_ends {
+	uint64_t least, most, nleast, nmost, nrun, arun;
+};
+
 /* One boundary: the element at rank `rank`, among the keys whose top
  * `known` bits are `prefix`; within them, `rem` rank above it. */
 struct boundary {
@@ -52,17 +58,15 @@ struct boundary {
 	 * the values changed since - is told (ckpt_topk_end_pass()) */
 	uint64_t counted;
 	int changed[LANES];
-	/* a histogram pass's least and largest key of the group and how many
-	 * have each (where ends: a histogram's passes, a guess's whose window
-	 * meets a run of equal keys): where the boundary is one of them, its
-	 * key is known whole (a boundary among many equal magnitudes: zeros,
-	 * a constant) */
-	uint64_t least[LANES], most[LANES], nleast[LANES], nmost[LANES];
+	/* where ends (a histogram's passes, a guess's whose window meets a
+	 * run of equal keys), each lane's count of the group's ends: where the
+	 * boundary is one of them, its key is known whole (a boundary among
+	 * many equal magnitudes: zeros, a constant) - and of the run, a key
+	 * the guess's sample had many of at its window's edge (none:
+	 * UINT64_MAX) */
 	int ends;
-	/* and, where a guess's sample had many of one key at its window's
-	 * edge (none: UINT64_MAX), how many of the group are that key and
-	 * above it: where the boundary is among them, the same */
-	uint64_t run, nrun[LANES], arun[LANES];
+	uint64_t run;
+	struct group_ends e[LANES];
 	/* and the run's keys feed by feed (a lane's: the elements' start, how
 	 * many, how many of them the run's key), so that an index among them
 	 * is looked for in the one feed that holds it: from .. to (to 0: all) */
