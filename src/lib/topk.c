@@ -1,6 +1,7 @@
 /* topk.c - radix select of the boundaries of magnitude windows: the
  * histograms' passes, the candidates, the selection between passes. */
 #include "topkint.h"
+#include "vec.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -150,50 +151,7 @@ static void note_feed(struct boundary *b, int lane, uint64_t start, size_t n, ui
 	b->feeds[lane][b->nfeeds[lane]++] = (struct run_feed){start, n, count};
 }
 
-/* The group's keys among keys[0..n) into the lane's histogram of the
- * digit after the known bits (w of them) and, where ends, its least and
- * largest keys and the run's counted, the run's in this feed recorded (a
- * dependent chain through every key: only where they may save a pass). */
-static inline void count_keys(struct boundary *b, int lane, const uint64_t *keys,
-                              uint64_t start, size_t n, uint64_t top, int w, int ends)
-{
-	struct group_ends *e = &b->e[lane];
-	uint64_t least = e->least, most = e->most, nl = e->nleast, nm = e->nmost, run = b->run;
-	uint64_t nr = e->nrun, ar = e->arun, *hist = b->hist[lane];
-	int shift = 64 - b->known - w;
-
-	for (size_t i = 0; i < n; i++) {
-		uint64_t key = keys[i];
-
-		if ((key & top) != b->prefix)
-			continue;
-		hist[key >> shift & ((UINT64_C(1) << w) - 1)]++;
-		if (!ends)
-			continue;
-		nl = key < least ? 0 : nl;
-		least = key < least ? key : least;
-		nl += key == least;
-		nm = key > most ? 0 : nm;
-		most = key > most ? key : most;
-		nm += key == most;
-		nr += key == run;
-		ar += key > run;
-	}
-	if (nr > e->nrun)
-		note_feed(b, lane, start, n, nr - e->nrun);
-	*e = (struct group_ends){least, most, nl, nm, nr, ar};
-}
-
-static void count_digit(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
-                        size_t n, uint64_t top, int w)
-{
-	if (b->ends)
-		count_keys(b, lane, keys, start, n, top, w, 1);
-	else
-		count_keys(b, lane, keys, start, n, top, w, 0);
-}
-
-/* Another lane's ends (f) into e. */
+/* Other ends (another lane's, a piece's: f) into e. */
 static void merge_ends(struct group_ends *e, const struct group_ends *f)
 {
 	e->nleast = f->least < e->least ? f->nleast : f->least == e->least ? e->nleast + f->nleast
@@ -204,6 +162,70 @@ static void merge_ends(struct group_ends *e, const struct group_ends *f)
 	e->most = f->most > e->most ? f->most : e->most;
 	e->nrun += f->nrun;
 	e->arun += f->arun;
+}
+
+/* The group's ends among keys[0..n) (prefix under top) into e, with the
+ * run's count and those above it: counted against e's ends so far in a
+ * loop that vectorises (in one loop with the histogram's increments they
+ * made a dependent chain through every key); the piece looked at again,
+ * key by key, where it holds a new end - the first pieces, mostly. */
+CKPT_WIDE_VECTORS
+static void count_ends(const uint64_t *keys, size_t n, uint64_t top, uint64_t prefix,
+                       uint64_t run, struct group_ends *e)
+{
+	uint64_t least = e->least, most = e->most, nl = 0, nm = 0, nr = 0, ar = 0, out = 0;
+	struct group_ends p;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t key = keys[i], in = (key & top) == prefix;
+
+		out += in & ((key < least) | (key > most));
+		nl += in & (key == least);
+		nm += in & (key == most);
+		nr += in & (key == run);
+		ar += in & (key > run);
+	}
+	if (!out) {
+		*e = (struct group_ends){least, most, e->nleast + nl, e->nmost + nm, e->nrun + nr,
+		                         e->arun + ar};
+		return;
+	}
+	p = (struct group_ends){UINT64_MAX, 0, 0, 0, nr, ar};
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t key = keys[i];
+
+		if ((key & top) != prefix)
+			continue;
+		p.nleast = key < p.least ? 0 : p.nleast;
+		p.least = key < p.least ? key : p.least;
+		p.nleast += key == p.least;
+		p.nmost = key > p.most ? 0 : p.nmost;
+		p.most = key > p.most ? key : p.most;
+		p.nmost += key == p.most;
+	}
+	merge_ends(e, &p);
+}
+
+/* The group's keys among keys[0..n) into the lane's histogram of the
+ * digit after the known bits (w of them) and, where ends, its least and
+ * largest keys and the run's counted, the run's in this feed recorded
+ * (only where they may save a pass). */
+static void count_digit(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
+                        size_t n, uint64_t top, int w)
+{
+	uint64_t *hist = b->hist[lane], mask = (UINT64_C(1) << w) - 1;
+	int shift = 64 - b->known - w;
+	uint64_t had = b->e[lane].nrun;
+
+	for (size_t i = 0; i < n; i++)
+		if ((keys[i] & top) == b->prefix)
+			hist[keys[i] >> shift & mask]++;
+	if (!b->ends)
+		return;
+	count_ends(keys, n, top, b->prefix, b->run, &b->e[lane]);
+	if (b->e[lane].nrun > had)
+		note_feed(b, lane, start, n, b->e[lane].nrun - had);
 }
 
 /* Where in a feed of n elements from start b's index is looked for. */

@@ -201,7 +201,10 @@ static int uneven;
 /* The guesses narrowed between pieces, as ckpt-average does between slabs. */
 static int narrowing = 1;
 
-/* One boundary pair found from the keys fed 60000 at a time, after a
+/* Keys fed at a time (ckpt_topk_feed_f32() feeds its histograms 512). */
+static size_t feed_piece = 60000;
+
+/* One boundary pair found from the keys fed feed_piece at a time, after a
  * sample of `ns` keys from `sample` (0: none), against the sort. */
 static int select_with_sample(const uint64_t *keys, const uint64_t *order, size_t n,
                               const uint64_t *sample, size_t ns, uint64_t rlo, uint64_t rhi)
@@ -217,11 +220,11 @@ static int select_with_sample(const uint64_t *keys, const uint64_t *order, size_
 		ckpt_topk_guess(t);
 	}
 	while (ckpt_topk_more(t)) {
-		for (size_t i = 0; i < n; i += 60000) {
+		for (size_t i = 0; i < n; i += feed_piece) {
 			int lane = ckpt_topk_lanes(t) < 2  ? 0
-			           : uneven                ? i / 60000 % 10 == 9
-			                                   : (int)(i / 60000 % 2);
-			size_t m = n - i < 60000 ? n - i : 60000;
+			           : uneven                ? i / feed_piece % 10 == 9
+			                                   : (int)(i / feed_piece % 2);
+			size_t m = n - i < feed_piece ? n - i : feed_piece;
 
 			if (feed_b)
 				ckpt_topk_feed_f32(t, lane, 0, feed_b + i, feed_x + i, i, m);
@@ -347,6 +350,46 @@ static void finds_a_boundary_among_equal_keys_at_once(void **state)
 		assert_true(select_with_sample(keys, order, N, keys, N / 16, shape == 1 ? 1000 : 30000,
 		                               900000) <= with[shape]);
 	}
+	free(keys);
+	free(order);
+}
+
+/* The group's ends counted over many small feeds: the largest key in the
+ * last half only (a smaller one the largest before it), more of it than
+ * the room holds and more than that of keys just below it (in its 16-bit
+ * digit), zeros a third of the keys (more than the room too); the last of the largest and the first
+ * zero, each found at an end in the first pass and in the second as the
+ * sort has them; and the keys just past those runs.  A count one off
+ * misses an end (the histograms take passes more) or puts a boundary in
+ * a run it is past (a wrong key: told as changed values, or the wrong
+ * index). */
+static void counts_the_ends_over_many_feeds(void **state)
+{
+	enum { N = 1500000 };
+	const uint64_t LARGEST = (UINT64_C(1) << 55) + (UINT64_C(1) << 48) - 1;
+	uint64_t *keys = malloc(N * sizeof *keys), *order = malloc(N * sizeof *order);
+	uint64_t most = 0, zeros = 0;
+
+	(void)state;
+	assert_true(keys && order);
+	srand(11);
+	for (size_t i = 0; i < N; i++) {
+		keys[i] = i % 3 == 1                ? 0
+		          : i >= N / 2              ? LARGEST
+		          : i % 5 == 0              ? UINT64_C(1) << 54
+		                                     : (UINT64_C(1) << 55) +
+		                                           ((uint64_t)rand() << 20 | (uint64_t)rand()) %
+		                                               (LARGEST - (UINT64_C(1) << 55));
+		most += keys[i] == LARGEST;
+		zeros += keys[i] == 0;
+		order[i] = i;
+	}
+	sort_keys = keys;
+	qsort(order, N, sizeof *order, by_key_then_index);
+	feed_piece = 512;
+	assert_int_equal(select_with_sample(keys, order, N, NULL, 0, most - 1, N - zeros), 2);
+	select_with_sample(keys, order, N, NULL, 0, most, N - zeros - 1);
+	feed_piece = 60000;
 	free(keys);
 	free(order);
 }
@@ -789,6 +832,7 @@ int main(void)
 		cmocka_unit_test(guesses_within_a_known_group),
 		cmocka_unit_test(tells_keys_changed_between_passes),
 		cmocka_unit_test(finds_a_boundary_among_equal_keys_at_once),
+		cmocka_unit_test(counts_the_ends_over_many_feeds),
 		cmocka_unit_test(guesses_again_beside_a_near_miss),
 		cmocka_unit_test(looks_for_an_index_in_one_feed),
 		cmocka_unit_test(draws_as_the_man_page_says),
