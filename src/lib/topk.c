@@ -133,11 +133,21 @@ static void copy_feeds(struct boundary *hi, const struct boundary *lo, int l)
 }
 
 /* The run's keys of a feed, recorded (without room, none is looked for
- * by its feed). */
+ * by its feed) - with the feed before where it ends at this one's start
+ * and the two hold at most FEED_MOST elements: where the run's key is in
+ * every feed (a coarse type's fine-tune, fed 512 keys at a time), a
+ * record per feed would grow to megabytes for each boundary and lane. */
+enum { FEED_MOST = 4096 };
+
 static void note_feed(struct boundary *b, int lane, uint64_t start, size_t n, uint64_t count)
 {
-	struct run_feed *f;
+	struct run_feed *f = b->nfeeds[lane] ? &b->feeds[lane][b->nfeeds[lane] - 1] : NULL;
 
+	if (f && f->start + f->n == start && f->n + n <= FEED_MOST) {
+		f->n += n;
+		f->count += count;
+		return;
+	}
 	if (b->nfeeds[lane] == b->capfeeds[lane]) {
 		size_t cap = b->capfeeds[lane] ? 2 * b->capfeeds[lane] : 256;
 

@@ -396,8 +396,10 @@ static void counts_the_ends_over_many_feeds(void **state)
 
 /* A boundary in the sample's run (a third of the keys one value, between
  * a third larger and a third smaller): after the first pass its index is
- * known to lie in one feed of it, which alone the second pass reads -
- * the sort's element. */
+ * known to lie in one feed of it (fed 4096 keys at a time; or 512, the
+ * feeds that follow each other recorded as one up to 4096), which alone
+ * the second pass reads - the sort's element. */
+static size_t pass_piece = 4096;
 static int pass_of(ckpt_topk *t, const uint64_t *keys, size_t n);
 
 static void looks_for_an_index_in_one_feed(void **state)
@@ -420,21 +422,24 @@ static void looks_for_an_index_in_one_feed(void **state)
 	}
 	sort_keys = keys;
 	qsort(order, N, sizeof *order, by_key_then_index);
-	assert_non_null(t = ckpt_topk_new(1, N, 0, R));
-	ckpt_topk_sample(t, 0, keys, N / 16);
-	ckpt_topk_guess(t);
-	assert_int_equal(pass_of(t, keys, N), 0);
-	assert_true(ckpt_topk_more(t));
-	assert_true(ckpt_topk_range(t, 0, &from, &to));
-	assert_false(ckpt_topk_range(t, 1, &from, &to));
-	assert_true(from <= order[R] && order[R] < to && to - from <= 4096);
-	for (uint64_t i = from; i < to; i += 1000)
-		ckpt_topk_feed(t, 0, 0, keys + i, i, to - i < 1000 ? to - i : 1000);
-	assert_int_equal(ckpt_topk_end_pass(t), 0);
-	assert_false(ckpt_topk_more(t));
-	ckpt_topk_cuts(t, 0, &lo, &hi);
-	assert_true(hi.key == keys[order[R]] && hi.index == order[R]);
-	ckpt_topk_free(t);
+	for (pass_piece = 4096; pass_piece >= 512; pass_piece /= 8) {
+		assert_non_null(t = ckpt_topk_new(1, N, 0, R));
+		ckpt_topk_sample(t, 0, keys, N / 16);
+		ckpt_topk_guess(t);
+		assert_int_equal(pass_of(t, keys, N), 0);
+		assert_true(ckpt_topk_more(t));
+		assert_true(ckpt_topk_range(t, 0, &from, &to));
+		assert_false(ckpt_topk_range(t, 1, &from, &to));
+		assert_true(from <= order[R] && order[R] < to && to - from <= 4096);
+		for (uint64_t i = from; i < to; i += 1000)
+			ckpt_topk_feed(t, 0, 0, keys + i, i, to - i < 1000 ? to - i : 1000);
+		assert_int_equal(ckpt_topk_end_pass(t), 0);
+		assert_false(ckpt_topk_more(t));
+		ckpt_topk_cuts(t, 0, &lo, &hi);
+		assert_true(hi.key == keys[order[R]] && hi.index == order[R]);
+		ckpt_topk_free(t);
+	}
+	pass_piece = 4096;
 	free(keys);
 	free(order);
 }
@@ -636,8 +641,8 @@ static void guesses_within_a_known_group(void **state)
  * another count of a histogrammed one, a key's index not met. */
 static int pass_of(ckpt_topk *t, const uint64_t *keys, size_t n)
 {
-	for (size_t i = 0; i < n; i += 4096)
-		ckpt_topk_feed(t, 0, 0, keys + i, i, n - i < 4096 ? n - i : 4096);
+	for (size_t i = 0; i < n; i += pass_piece)
+		ckpt_topk_feed(t, 0, 0, keys + i, i, n - i < pass_piece ? n - i : pass_piece);
 	return ckpt_topk_end_pass(t);
 }
 
