@@ -399,11 +399,31 @@ static void swap(struct candidate *a, struct candidate *b)
 	*b = x;
 }
 
+/* c[lo..hi) reordered so that those in part `part` of the values' range
+ * (value - min >> shift) or above come first; returns where the others
+ * start.  Without a branch on the part: to the branch predictor each
+ * element's way is a coin toss. */
+static size_t parts_first(struct candidate *c, size_t lo, size_t hi, int by_index, uint64_t min,
+                          unsigned shift, unsigned part)
+{
+	size_t a = lo;
+
+	for (size_t i = lo; i < hi; i++) {
+		struct candidate x = c[i];
+		size_t up = ((rank_value(&x, by_index) - min) >> shift) >= part;
+
+		c[i] = c[a];
+		c[a] = x;
+		a += up;
+	}
+	return a;
+}
+
 /* Reorder c[0..n) so that c[k] is the one by_rank() puts k-th and those
  * before it rank before it: a radix select - the values' range in 256
- * parts, those above the part of rank k put first, those below it last,
- * then the same within that part (by index once its keys are equal); a
- * few elements sorted. */
+ * parts, those above the part of rank k put first, those below it last
+ * (two partitions), then the same within that part (by index once its
+ * keys are equal); a few elements sorted. */
 void ckpt_topk_select_rank(struct candidate *c, size_t n, size_t k)
 {
 	size_t lo = 0, hi = n, count[256];
@@ -411,7 +431,7 @@ void ckpt_topk_select_rank(struct candidate *c, size_t n, size_t k)
 
 	while (hi - lo > 16) {
 		uint64_t min = UINT64_MAX, max = 0;
-		size_t a, i, z, above = 0;
+		size_t i, z, above = 0;
 		unsigned part = 0, shift = 0;
 
 		for (i = lo; i < hi; i++) {
@@ -431,17 +451,8 @@ void ckpt_topk_select_rank(struct candidate *c, size_t n, size_t k)
 			count[(rank_value(&c[i], by_index) - min) >> shift]++;
 		for (part = 255; above + count[part] <= k - lo; part--)
 			above += count[part];
-		for (a = lo, i = lo, z = hi; i < z;) {
-			unsigned d = (unsigned)((rank_value(&c[i], by_index) - min) >> shift);
-
-			if (d > part)
-				swap(&c[a++], &c[i++]);
-			else if (d == part)
-				i++;
-			else
-				swap(&c[i], &c[--z]);
-		}
-		lo = a;
+		z = parts_first(c, lo, hi, by_index, min, shift, part);
+		lo = parts_first(c, lo, z, by_index, min, shift, part + 1);
 		hi = z;
 	}
 	for (size_t i = lo + 1; i < hi; i++) /* (a few: sorted) */
