@@ -107,12 +107,24 @@ static int width(const struct boundary *b)
 
 /* Whether a model's two boundaries count the same histogram this pass
  * (of the same group of keys): then it is fed once, to lo's, and copied
- * to hi's at the pass's end. */
+ * to hi's at the pass's end, with the group's ends - and the run's counts
+ * where both look at one run; hi counts its own run. */
 static int same_histogram(const struct boundary *lo, const struct boundary *hi)
 {
 	return lo->phase == HISTOGRAM && hi->phase == HISTOGRAM && lo->known == hi->known &&
 	       lo->prefix == hi->prefix && (!lo->guessing || lo->hist_too) &&
-	       (!hi->guessing || hi->hist_too) && lo->ends == hi->ends && lo->run == hi->run;
+	       (!hi->guessing || hi->hist_too) && lo->ends == hi->ends;
+}
+
+/* What hi's feed counts: the histogram and the rest (OWN), nothing (lo's
+ * copied), or its run alone (lo's histogram and ends copied). */
+enum { SHARED, OWN, OWN_RUN };
+
+static int hi_counts(const struct boundary *lo, const struct boundary *hi)
+{
+	if (!same_histogram(lo, hi))
+		return OWN;
+	return hi->ends && hi->run != lo->run && hi->run != UINT64_MAX ? OWN_RUN : SHARED;
 }
 
 /* Lane l's feeds of lo's run into hi's (a histogram shared). */
@@ -217,6 +229,27 @@ static void count_ends(const uint64_t *keys, size_t n, uint64_t top, uint64_t pr
 	merge_ends(e, &p);
 }
 
+/* The run's keys among keys[0..n) (of the group: prefix under top) and
+ * those above it, into the lane's counts; the feed recorded where it has
+ * some. */
+CKPT_WIDE_VECTORS
+static void count_run(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
+                      size_t n, uint64_t top)
+{
+	uint64_t nr = 0, ar = 0, run = b->run, prefix = b->prefix;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t key = keys[i], in = (key & top) == prefix;
+
+		nr += in & (key == run);
+		ar += in & (key > run);
+	}
+	b->e[lane].nrun += nr;
+	b->e[lane].arun += ar;
+	if (nr)
+		note_feed(b, lane, start, n, nr);
+}
+
 /* The group's keys among keys[0..n) into the lane's histogram of the
  * digit after the known bits (w of them) and, where ends, its least and
  * largest keys and the run's counted, the run's in this feed recorded
@@ -249,9 +282,9 @@ static size_t to_in(const struct boundary *b, uint64_t start, size_t n)
 	return !b->to || b->to >= start + n ? n : b->to <= start ? 0 : (size_t)(b->to - start);
 }
 
-/* (counted: whether b's histogram is fed here) */
+/* (counts: OWN, or for a model's hi, hi_counts()) */
 static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
-                     size_t n, int counted)
+                     size_t n, int counts)
 {
 	int known = b->known, w = b->phase == HISTOGRAM ? width(b) : 0;
 	uint64_t top = known >= 64 ? ~UINT64_C(0) : ~(~UINT64_C(0) >> known);
@@ -264,8 +297,10 @@ static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_
 			if (!b->hist_too)
 				break;
 		}
-		if (counted)
+		if (counts == OWN)
 			count_digit(b, lane, keys, start, n, top, w);
+		else if (counts == OWN_RUN)
+			count_run(b, lane, keys, start, n, top);
 		break;
 	case COLLECT:
 		for (size_t i = 0; i < n; i++)
@@ -318,10 +353,10 @@ int ckpt_topk_lanes(const ckpt_topk *t)
 void ckpt_topk_feed(ckpt_topk *t, int lane, size_t k, const uint64_t *keys, uint64_t start,
                     size_t n)
 {
-	int shared = same_histogram(&t->b[2 * k], &t->b[2 * k + 1]);
+	int hi = hi_counts(&t->b[2 * k], &t->b[2 * k + 1]);
 
-	feed_one(&t->b[2 * k], lane, keys, start, n, 1);
-	feed_one(&t->b[2 * k + 1], lane, keys, start, n, !shared);
+	feed_one(&t->b[2 * k], lane, keys, start, n, OWN);
+	feed_one(&t->b[2 * k + 1], lane, keys, start, n, hi);
 }
 
 /* (where a guess only gathers, keys are made as they are tested; for the
@@ -332,7 +367,7 @@ void ckpt_topk_feed_f32(ckpt_topk *t, int lane, size_t k, const float *b, const 
 	enum { RUN = 512 };
 	uint64_t keys[RUN];
 	struct boundary *keyed[2], *gathering[2];
-	int nk = 0, ng = 0, shared = same_histogram(&t->b[2 * k], &t->b[2 * k + 1]);
+	int nk = 0, ng = 0, hi = hi_counts(&t->b[2 * k], &t->b[2 * k + 1]);
 
 	for (int h = 0; h < 2; h++) {
 		struct boundary *bd = &t->b[2 * k + h];
@@ -350,7 +385,7 @@ void ckpt_topk_feed_f32(ckpt_topk *t, int lane, size_t k, const float *b, const 
 
 		ckpt_magnitude_keys(CKPT_F32, b + off, CKPT_F32, x + off, keys, m);
 		for (int i = 0; i < nk; i++) /* (keyed[1], where there is one: hi) */
-			feed_one(keyed[i], lane, keys, start + off, m, !(i && shared));
+			feed_one(keyed[i], lane, keys, start + off, m, i ? hi : OWN);
 	}
 }
 
@@ -696,9 +731,16 @@ int ckpt_topk_end_pass(ckpt_topk *t)
 		struct boundary *lo = &t->b[2 * k], *hi = &t->b[2 * k + 1];
 
 		for (int l = 0; same_histogram(lo, hi) && l < LANES; l++) {
+			struct group_ends own = hi->e[l];
+
 			memcpy(hi->hist[l], lo->hist[l], ((size_t)1 << DIGIT) * sizeof *hi->hist[l]);
 			hi->e[l] = lo->e[l];
-			copy_feeds(hi, lo, l);
+			if (hi->run == lo->run) {
+				copy_feeds(hi, lo, l);
+			} else { /* (its own run's counts) */
+				hi->e[l].nrun = own.nrun;
+				hi->e[l].arun = own.arun;
+			}
 		}
 	}
 	ckpt_topk_spread(end_task, t, t->nb, ckpt_topk_large(t));

@@ -449,6 +449,55 @@ static void looks_for_an_index_in_one_feed(void **state)
 	free(order);
 }
 
+/* A model's two boundaries, each in a run of its own (a quarter of the
+ * keys one value, half another, smaller), share the first pass's
+ * histogram and ends while each counts its own run: after it, each index
+ * is known to lie in one feed of its run (fed 512 keys at a time), and a
+ * second pass fed those two ranges alone finds both, as the sort has them. */
+static void shares_a_histogram_with_runs_apart(void **state)
+{
+	enum { N = 1500000, LO = 200000, HI = 800000 };
+	uint64_t *keys = malloc(N * sizeof *keys), *order = malloc(N * sizeof *order);
+	uint64_t from[2], to[2];
+	ckpt_topk *t;
+	ckpt_rank_cut lo, hi;
+
+	(void)state;
+	assert_true(keys && order);
+	srand(13);
+	for (size_t i = 0; i < N; i++) {
+		uint64_t other = (uint64_t)rand() << 20 | (uint64_t)rand();
+
+		keys[i] = i % 4 == 0   ? UINT64_C(1) << 53
+		          : i % 4 != 3 ? UINT64_C(1) << 52
+		                       : other % (UINT64_C(1) << 50);
+		order[i] = i;
+	}
+	sort_keys = keys;
+	qsort(order, N, sizeof *order, by_key_then_index);
+	assert_non_null(t = ckpt_topk_new(1, N, LO, HI));
+	ckpt_topk_sample(t, 0, keys, N / 16);
+	ckpt_topk_guess(t);
+	pass_piece = 512;
+	assert_int_equal(pass_of(t, keys, N), 0);
+	pass_piece = 4096;
+	for (size_t r = 0; r < 2; r++) { /* (all first: a range read may end one) */
+		assert_true(ckpt_topk_range(t, r, &from[r], &to[r]));
+		assert_true(to[r] - from[r] <= 4096);
+	}
+	for (size_t r = 0; r < 2; r++)
+		for (uint64_t i = from[r]; i < to[r]; i += 1000)
+			ckpt_topk_feed(t, 0, 0, keys + i, i, to[r] - i < 1000 ? to[r] - i : 1000);
+	assert_int_equal(ckpt_topk_end_pass(t), 0);
+	assert_false(ckpt_topk_more(t));
+	ckpt_topk_cuts(t, 0, &lo, &hi);
+	assert_true(lo.key == keys[order[LO]] && lo.index == order[LO]);
+	assert_true(hi.key == keys[order[HI]] && hi.index == order[HI]);
+	ckpt_topk_free(t);
+	free(keys);
+	free(order);
+}
+
 /* Guesses that miss their windows a little (a sample whose ranks lie 80000
  * off, beside windows of 132000), the histograms not fed beside: the next
  * pass also gathers beside each window where the keys' density in it puts
@@ -848,6 +897,7 @@ int main(void)
 		cmocka_unit_test(tells_keys_changed_between_passes),
 		cmocka_unit_test(finds_a_boundary_among_equal_keys_at_once),
 		cmocka_unit_test(counts_the_ends_over_many_feeds),
+		cmocka_unit_test(shares_a_histogram_with_runs_apart),
 		cmocka_unit_test(guesses_again_beside_a_near_miss),
 		cmocka_unit_test(looks_for_an_index_in_one_feed),
 		cmocka_unit_test(draws_as_the_man_page_says),
