@@ -186,16 +186,16 @@ static void merge_ends(struct group_ends *e, const struct group_ends *f)
 	e->arun += f->arun;
 }
 
-/* The group's ends among keys[0..n) (prefix under top) into e, with the
- * run's count and those above it: counted against e's ends so far in a
+/* The group's least and largest keys among keys[0..n) (prefix under
+ * top) into e's, and how many have each: counted against e's so far in a
  * loop that vectorises (in one loop with the histogram's increments they
  * made a dependent chain through every key); the piece looked at again,
  * key by key, where it holds a new end - the first pieces, mostly. */
 CKPT_WIDE_VECTORS
 static void count_ends(const uint64_t *keys, size_t n, uint64_t top, uint64_t prefix,
-                       uint64_t run, struct group_ends *e)
+                       struct group_ends *e)
 {
-	uint64_t least = e->least, most = e->most, nl = 0, nm = 0, nr = 0, ar = 0, out = 0;
+	uint64_t least = e->least, most = e->most, nl = 0, nm = 0, out = 0;
 	struct group_ends p;
 
 	for (size_t i = 0; i < n; i++) {
@@ -204,15 +204,13 @@ static void count_ends(const uint64_t *keys, size_t n, uint64_t top, uint64_t pr
 		out += in & ((key < least) | (key > most));
 		nl += in & (key == least);
 		nm += in & (key == most);
-		nr += in & (key == run);
-		ar += in & (key > run);
 	}
 	if (!out) {
-		*e = (struct group_ends){least, most, e->nleast + nl, e->nmost + nm, e->nrun + nr,
-		                         e->arun + ar};
+		e->nleast += nl;
+		e->nmost += nm;
 		return;
 	}
-	p = (struct group_ends){UINT64_MAX, 0, 0, 0, nr, ar};
+	p = (struct group_ends){UINT64_MAX, 0, 0, 0, 0, 0};
 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t key = keys[i];
@@ -238,6 +236,8 @@ static void count_run(struct boundary *b, int lane, const uint64_t *keys, uint64
 {
 	uint64_t nr = 0, ar = 0, run = b->run, prefix = b->prefix;
 
+	if (run == UINT64_MAX) /* (none) */
+		return;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t key = keys[i], in = (key & top) == prefix;
 
@@ -259,16 +259,14 @@ static void count_digit(struct boundary *b, int lane, const uint64_t *keys, uint
 {
 	uint64_t *hist = b->hist[lane], mask = (UINT64_C(1) << w) - 1;
 	int shift = 64 - b->known - w;
-	uint64_t had = b->e[lane].nrun;
 
 	for (size_t i = 0; i < n; i++)
 		if ((keys[i] & top) == b->prefix)
 			hist[keys[i] >> shift & mask]++;
 	if (!b->ends)
 		return;
-	count_ends(keys, n, top, b->prefix, b->run, &b->e[lane]);
-	if (b->e[lane].nrun > had)
-		note_feed(b, lane, start, n, b->e[lane].nrun - had);
+	count_ends(keys, n, top, b->prefix, &b->e[lane]);
+	count_run(b, lane, keys, start, n, top);
 }
 
 /* Where in a feed of n elements from start b's index is looked for. */
