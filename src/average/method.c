@@ -55,8 +55,8 @@ static int next_all(struct readers *r)
 	return rc;
 }
 
-/* One pass over the whole variable (or its first `first` elements, when
- * not 0), each piece of every input to fn, in flat order on one thread;
+/* One pass over the variable (or the slabs of a span of it, struct span),
+ * each piece of every input to fn, in flat order on one thread;
  * or (split) on two, each with its ctx (ctx[0], ctx[1]), taking the next
  * piece of a slab as it is free.  A piece: n elements from the variable's
  * element start, each input's in its type (in, types) and, where the pass
@@ -126,8 +126,29 @@ static void free_taker(struct taker *h)
 /* (slab_fn: after each slab's pieces, with the elements done, where given) */
 typedef void slab_fn(void *arg, uint64_t done);
 
+/* The elements a pass reads: the slabs that hold [from, to) (to 0: to the
+ * end); from the start, one slab of exactly those. */
+struct span {
+	uint64_t from, to;
+};
+
+/* Seek every input to the slab that holds element `from` (seeks, no
+ * reads). */
+static void seek_all(struct readers *r, uint64_t from)
+{
+	size_t slab = 0;
+
+	for (int more = from > 0; more;) {
+		ckpt_slab_seek(&r->s[0], slab + 1);
+		more = r->s[0].start <= from && r->s[0].start > 0;
+		slab += more;
+	}
+	for (size_t i = 0; i < r->n; i++)
+		ckpt_slab_seek(&r->s[i], slab);
+}
+
 static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **ctx, int split,
-                       size_t first, int doubles, slab_fn *after, void *arg)
+                       struct span sp, int doubles, slab_fn *after, void *arg)
 {
 	struct readers r;
 	struct cur_slab s = {&r, NULL, 0, doubles};
@@ -135,7 +156,8 @@ static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **c
 	struct pieces p = {.fn = take_piece, .ctx = {&h[0], &h[1]}, .piece = PIECE};
 	int more;
 
-	open_all(j, v0, &r, first ? first * ckpt_dtype_size(v0->dtype) : AVG_SLAB_BYTES);
+	open_all(j, v0, &r, sp.to && !sp.from ? sp.to * ckpt_dtype_size(v0->dtype) : AVG_SLAB_BYTES);
+	seek_all(&r, sp.from);
 	if (!(s.in = calloc(j->nin, sizeof *s.in)))
 		die("out of memory");
 	new_taker(&h[0], fn, ctx[0], &s, j->nin);
@@ -145,7 +167,7 @@ static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **c
 			s.in[k] = r.s[k].buf;
 		s.start = r.s[0].start;
 		pieces_start(&p, r.s[0].count);
-		more = first ? 0 : next_all(&r);
+		more = !sp.to || s.start + r.s[0].count < sp.to ? next_all(&r) : 0;
 		pieces_finish(&p, split);
 		if (after)
 			after(arg, s.start + p.n);
@@ -191,40 +213,6 @@ static void narrow(void *t, uint64_t done)
 	ckpt_topk_narrow(t, done);
 }
 
-/* A pass over the elements [from, to) alone: the slabs that hold them,
- * every piece to key_piece on this thread (an index looked for in one
- * feed of the pass before). */
-static void each_in_range(struct job *j, const ckpt_var *v0, struct keying *k, uint64_t from,
-                          uint64_t to)
-{
-	struct readers r;
-	struct cur_slab s = {&r, calloc(j->nin, sizeof *s.in), 0, 0};
-	struct taker h;
-	size_t slab = 0;
-
-	if (!s.in)
-		die("out of memory");
-	new_taker(&h, key_piece, k, &s, j->nin);
-	open_all(j, v0, &r, AVG_SLAB_BYTES);
-	for (int more = 1; more;) { /* (the slab that holds from: seek, no read) */
-		ckpt_slab_seek(&r.s[0], slab + 1);
-		more = r.s[0].start <= from && r.s[0].start > 0;
-		slab += more;
-	}
-	for (size_t i = 0; i < r.n; i++)
-		ckpt_slab_seek(&r.s[i], slab);
-	while (next_all(&r) && r.s[0].start < to) {
-		for (size_t i = 0; i < r.n; i++)
-			s.in[i] = r.s[i].buf;
-		s.start = r.s[0].start;
-		for (size_t off = 0; off < r.s[0].count; off += PIECE)
-			take_piece(&h, off, r.s[0].count - off < PIECE ? r.s[0].count - off : PIECE);
-	}
-	close_all(&r);
-	free(s.in);
-	free_taker(&h);
-}
-
 /* The passes over the variable: each slab's halves on two threads, two
  * lanes of the selection, but where it looks for an index in flat order
  * (or in a range alone). */
@@ -250,7 +238,7 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 	/* the first keys tell where to look (a guess: a pass may be saved) */
 	if ((want = ckpt_topk_wants_sample(t)) != 0) {
 		k[0].sampling = 1;
-		each_piece(j, v0, key_piece, ctx, 0, want, 0, NULL, NULL);
+		each_piece(j, v0, key_piece, ctx, 0, (struct span){0, want}, 0, NULL, NULL);
 		k[0].sampling = 0;
 		ckpt_topk_guess(t);
 	}
@@ -262,10 +250,12 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 		 * the ranges' count) */
 		while (nr < 2 * mv->nx && ckpt_topk_range(t, nr, &range[nr][0], &range[nr][1]))
 			nr++;
-		for (size_t i = 0; i < nr; i++)
-			each_in_range(j, v0, &k[0], range[i][0], range[i][1]);
+		for (size_t i = 0; i < nr; i++) /* (in flat order, on lane 0) */
+			each_piece(j, v0, key_piece, ctx, 0, (struct span){range[i][0], range[i][1]}, 0,
+			           NULL, NULL);
 		if (!nr)
-			each_piece(j, v0, key_piece, ctx, ckpt_topk_lanes(t) > 1, 0, 0, narrow, t);
+			each_piece(j, v0, key_piece, ctx, ckpt_topk_lanes(t) > 1, (struct span){0, 0}, 0,
+			           narrow, t);
 		if ((rc = ckpt_topk_end_pass(t)) == CKPT_TOPK_CHANGED)
 			die("%s: values changed between two passes over them (is a program writing "
 			    "an input?)", v0->name);
@@ -409,7 +399,7 @@ static void dot_products(struct job *j, const ckpt_var *v0, size_t nx, int slerp
 				ckpt_xsum_init(&d[t].s[p]);
 		}
 		/* each half's sums exact: their sum is the same whatever the split */
-		each_piece(j, v0, dot_piece, ctx, 1, 0, slerp, NULL, NULL);
+		each_piece(j, v0, dot_piece, ctx, 1, (struct span){0, 0}, slerp, NULL, NULL);
 		for (size_t p = 0; p < np; p++) {
 			ckpt_xsum_merge(&d[0].s[p], &d[1].s[p]);
 			if (exactly)

@@ -1,7 +1,8 @@
 /* topkint.h - (internal to libckpt) what topk.c (the radix select: its
- * histograms, candidates and passes) and topkguess.c (the guesses from a
- * sample that may save its passes) share: the boundaries' state and the
- * steps each takes of the other's. */
+ * histograms, candidates and passes), topkends.c (a boundary among many
+ * equal keys) and topkguess.c (the guesses from a sample that may save
+ * its passes) share: the boundaries' state and the steps each takes of
+ * the others'. */
 #ifndef CKPT_TOPKINT_H
 #define CKPT_TOPKINT_H
 
@@ -96,6 +97,24 @@ int ckpt_topk_next_phase(struct boundary *b, uint64_t count, size_t cap);
 /* Tasks 0..n-1 by fn, on this thread and (two) one more. */
 void ckpt_topk_spread(void (*fn)(ckpt_topk *t, size_t i), ckpt_topk *t, size_t n, int two);
 int ckpt_topk_large(const ckpt_topk *t);
+
+/* ---- topkends.c ---- */
+/* A histogram pass's keys[0..n) (the group's: prefix under top) counted
+ * into the lane's ends and run (where ends), or into its run alone (a
+ * model's hi, lo's histogram shared). */
+void ckpt_topk_count_ends(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
+                          size_t n, uint64_t top);
+void ckpt_topk_count_run(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
+                         size_t n, uint64_t top);
+/* Other ends (another lane's, a piece's: f) into e. */
+void ckpt_topk_merge_ends(struct group_ends *e, const struct group_ends *f);
+/* Lane l's ends of lo into hi, whose histogram is lo's: its run's counts
+ * and feeds its own where its run is another. */
+void ckpt_topk_share_ends(struct boundary *hi, const struct boundary *lo, int l);
+/* At a histogram pass's end (where ends): whether the boundary is among
+ * equal keys - every key one, in the run, at an end - and so taken on
+ * (its next phase set, *rc 0, or -1 out of memory). */
+int ckpt_topk_among_equal(struct boundary *b, size_t cap, int *rc);
 
 /* ---- topkguess.c ---- */
 /* A guessing boundary's pass: its window's keys gathered, those above it
