@@ -184,15 +184,22 @@ static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_
 				b->cand[lane][b->ncand[lane]++] = (struct candidate){keys[i], start + i};
 			}
 		break;
-	case INDEX: /* the key is known: the rem-th equal one in flat order
-		     * (of those from .. to, where they are known to hold it) */
-		for (size_t i = from_in(b, start, n); i < to_in(b, start, n); i++)
+	case INDEX: { /* the key is known: the rem-th equal one in flat order
+		       * (of those from .. to, where they are known to hold it) */
+		size_t i = from_in(b, start, n), end = to_in(b, start, n);
+
+		for (; i < end; i++)
 			if (keys[i] == b->prefix && b->seen++ == b->rem) {
 				b->cut = (ckpt_rank_cut){b->prefix, start + i, 0};
 				b->phase = DONE;
 				break;
 			}
+		/* (those met are not met again: another range's slabs may hold
+		 * some of this one's) */
+		if (b->to && from_in(b, start, n) < end)
+			b->from = start + end;
 		break;
+	}
 	case DONE:
 		break;
 	}
