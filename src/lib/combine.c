@@ -555,7 +555,7 @@ static int narrow_sums(const ckpt_combine *c, const void *const *in, size_t off,
 	return !wide;
 }
 
-CKPT_WIDE_VECTORS /* the exact sums, 4 doubles at a time with AVX2 */
+CKPT_WIDE_VECTORS /* the exact sums, 4 or 8 doubles at a time */
 static size_t combine_block(const ckpt_combine *c, const void *const *in,
                             size_t off, void *out, size_t n, int narrow_in)
 {

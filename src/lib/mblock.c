@@ -69,7 +69,7 @@ static inline uint64_t mix64(uint64_t z) /* ckpt_mix64(), inlined */
 	return z ^ (z >> 31);
 }
 
-CKPT_WIDE_PRODUCTS
+CKPT_WIDE_VECTORS
 static void dare_mask(const ckpt_mvar *v, struct scratch *s, uint64_t start, size_t m)
 {
 	/* u 2^-53 < density, for the integer u >> 11: below ceil(density 2^53) */
