@@ -54,6 +54,13 @@ endif
 ifeq ($(MPI),1)
 B := build-mpi
 endif
+# PORTABLE=1: the loops compiled once, for any CPU (vec.h), as elsewhere
+# than GCC on x86-64: what the run-time choice of AVX-512 or AVX2 would
+# not run on this machine, tested.
+ifeq ($(PORTABLE),1)
+B := build-portable
+PORTFLAGS := -DCKPT_PORTABLE
+endif
 
 # CPPFLAGS, CFLAGS and LDFLAGS are the user's (Debian's build flags, say):
 # taken as given, after the toolkit's own.
@@ -65,7 +72,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 # The programs are compiled without the format libraries' headers on the
 # include path: they see only libckpt's format-neutral API.
 PROG_CFLAGS := -std=c11 -pthread -ffp-contract=off -fno-trapping-math -D_XOPEN_SOURCE=700 \
-               $(WARN) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) -Isrc
+               $(WARN) $(CPPFLAGS) $(PORTFLAGS) $(CFLAGS) $(SANFLAGS) -Isrc
 ALL_CFLAGS  := $(PROG_CFLAGS) $(MPI_FLAGS) -DH5_USE_110_API $(HDF5_CFLAGS) $(ARCHIVE_CFLAGS) $(ZLIB_CFLAGS) \
                $(JANSSON_CFLAGS) $(SNAPPY_CFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
@@ -245,7 +252,7 @@ bench-methods: all $(TOOLS)
 
 clean:
 	rm -rf $(FZ)
-	rm -rf build build-san build-mpi
+	rm -rf build build-san build-mpi build-portable
 
 # make fuzz: libFuzzer (clang) harnesses of what ckpt parses itself
 # (manifests, bundles, shard attributes, safetensors files, name rules, option

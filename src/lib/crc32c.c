@@ -42,7 +42,7 @@ static uint32_t by_table(uint32_t c, const unsigned char *p, size_t n)
 	return c;
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CKPT_PORTABLE)
 #include <nmmintrin.h>
 #define HAVE_SSE42_PATH 1
 
@@ -115,12 +115,13 @@ static uint32_t by_instruction(uint32_t c, const unsigned char *p, size_t n)
 		c = _mm_crc32_u8(c, *p++);
 	return c;
 }
+
+static int instruction; /* whether the CPU has it */
 #else
 #define HAVE_SSE42_PATH 0
 #endif
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int instruction; /* whether the CPU has it */
 
 static void setup(void)
 {

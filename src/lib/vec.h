@@ -4,11 +4,12 @@
  * the same work, about a tenth of the merge methods' time), for AVX2, 4
  * doubles at a time, and for any x86-64; the same operations (no
  * contraction into FMA: -ffp-contract=off), so the same bits, either way;
- * elsewhere one portable build. */
+ * elsewhere (or with CKPT_PORTABLE: make PORTABLE=1) one portable build. */
 #ifndef CKPT_VEC_H
 #define CKPT_VEC_H
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+	!defined(CKPT_PORTABLE)
 #define CKPT_WIDE_VECTORS __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 /* (the FMA instruction in a function of its own, chosen at run time;
  * elsewhere Dekker's product does without) */
@@ -21,7 +22,7 @@
 /* The x86 conversion instructions for float16 (F16C), chosen at run time
  * where the CPU has them (GCC: clang's __builtin_cpu_supports does not know
  * them). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(CKPT_PORTABLE)
 #define CKPT_HAVE_F16C 1
 #include <immintrin.h>
 #else
