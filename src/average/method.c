@@ -127,23 +127,19 @@ static void free_taker(struct taker *h)
 typedef void slab_fn(void *arg, uint64_t done);
 
 /* The elements a pass reads: the slabs that hold [from, to) (to 0: to the
- * end); from the start, one slab of exactly those. */
+ * end), of `per` elements (0: AVG_SLAB_BYTES). */
 struct span {
 	uint64_t from, to;
+	size_t per;
 };
 
 /* Seek every input to the slab that holds element `from` (seeks, no
  * reads). */
 static void seek_all(struct readers *r, uint64_t from)
 {
-	size_t slab = 0;
+	size_t slab = ckpt_slab_seek_element(&r->s[0], from);
 
-	for (int more = from > 0; more;) {
-		ckpt_slab_seek(&r->s[0], slab + 1);
-		more = r->s[0].start <= from && r->s[0].start > 0;
-		slab += more;
-	}
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 1; i < r->n; i++)
 		ckpt_slab_seek(&r->s[i], slab);
 }
 
@@ -156,7 +152,7 @@ static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **c
 	struct pieces p = {.fn = take_piece, .ctx = {&h[0], &h[1]}, .piece = PIECE};
 	int more;
 
-	open_all(j, v0, &r, sp.to && !sp.from ? sp.to * ckpt_dtype_size(v0->dtype) : AVG_SLAB_BYTES);
+	open_all(j, v0, &r, sp.per ? sp.per * ckpt_dtype_size(v0->dtype) : AVG_SLAB_BYTES);
 	seek_all(&r, sp.from);
 	if (!(s.in = calloc(j->nin, sizeof *s.in)))
 		die("out of memory");
@@ -213,6 +209,23 @@ static void narrow(void *t, uint64_t done)
 	ckpt_topk_narrow(t, done);
 }
 
+/* The sample that guides the first pass: want elements in SAMPLE_PARTS
+ * slabs spread evenly over the variable (its start alone may be unlike the
+ * rest: an embedding's first rows, say), on one thread. */
+enum { SAMPLE_PARTS = 32 };
+
+static void sample(struct job *j, const ckpt_var *v0, void **ctx, uint64_t want)
+{
+	size_t per = (want + SAMPLE_PARTS - 1) / SAMPLE_PARTS;
+
+	for (uint64_t p = 0; p < SAMPLE_PARTS; p++) {
+		uint64_t from = v0->nelems / SAMPLE_PARTS * p;
+
+		each_piece(j, v0, key_piece, ctx, 0, (struct span){from, from + 1, per}, 0, NULL,
+		           NULL);
+	}
+}
+
 /* The passes over the variable: each slab's halves on two threads, two
  * lanes of the selection, but where it looks for an index in flat order
  * (or in a range alone). */
@@ -238,7 +251,7 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 	/* the first keys tell where to look (a guess: a pass may be saved) */
 	if ((want = ckpt_topk_wants_sample(t)) != 0) {
 		k[0].sampling = 1;
-		each_piece(j, v0, key_piece, ctx, 0, (struct span){0, want}, 0, NULL, NULL);
+		sample(j, v0, ctx, want);
 		k[0].sampling = 0;
 		ckpt_topk_guess(t);
 	}
@@ -251,10 +264,10 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 		while (nr < 2 * mv->nx && ckpt_topk_range(t, nr, &range[nr][0], &range[nr][1]))
 			nr++;
 		for (size_t i = 0; i < nr; i++) /* (in flat order, on lane 0) */
-			each_piece(j, v0, key_piece, ctx, 0, (struct span){range[i][0], range[i][1]}, 0,
+			each_piece(j, v0, key_piece, ctx, 0, (struct span){range[i][0], range[i][1], 0}, 0,
 			           NULL, NULL);
 		if (!nr)
-			each_piece(j, v0, key_piece, ctx, ckpt_topk_lanes(t) > 1, (struct span){0, 0}, 0,
+			each_piece(j, v0, key_piece, ctx, ckpt_topk_lanes(t) > 1, (struct span){0, 0, 0}, 0,
 			           narrow, t);
 		if ((rc = ckpt_topk_end_pass(t)) == CKPT_TOPK_CHANGED)
 			die("%s: values changed between two passes over them (is a program writing "
@@ -269,7 +282,7 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 	free(range);
 	if (j->verbose)
 		warn("%s: magnitude windows found in %d pass%s%s", v0->name, passes,
-		     passes == 1 ? "" : "es", want ? " (after a sample of its start)" : "");
+		     passes == 1 ? "" : "es", want ? " (after a sample)" : "");
 }
 
 /* ---- dot products ----------------------------------------------------------- */
@@ -399,7 +412,7 @@ static void dot_products(struct job *j, const ckpt_var *v0, size_t nx, int slerp
 				ckpt_xsum_init(&d[t].s[p]);
 		}
 		/* each half's sums exact: their sum is the same whatever the split */
-		each_piece(j, v0, dot_piece, ctx, 1, (struct span){0, 0}, slerp, NULL, NULL);
+		each_piece(j, v0, dot_piece, ctx, 1, (struct span){0, 0, 0}, slerp, NULL, NULL);
 		for (size_t p = 0; p < np; p++) {
 			ckpt_xsum_merge(&d[0].s[p], &d[1].s[p]);
 			if (exactly)

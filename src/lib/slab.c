@@ -324,6 +324,22 @@ void ckpt_slab_seek(ckpt_slab *s, size_t i)
 		s->start += r.n;
 }
 
+size_t ckpt_slab_seek_element(ckpt_slab *s, uint64_t element)
+{
+	ckpt_cursor c;
+	ckpt_region r;
+	uint64_t start = 0;
+	size_t i = 0;
+
+	rewind_cursor(s, &c);
+	while (ckpt_cursor_next(&c, &r) && start + r.n <= element) {
+		start += r.n;
+		i++;
+	}
+	ckpt_slab_seek(s, i);
+	return i;
+}
+
 void ckpt_slab_region(const ckpt_slab *s, ckpt_region *r)
 {
 	*r = s->last;

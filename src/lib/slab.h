@@ -93,6 +93,10 @@ size_t ckpt_slab_count(const ckpt_slab *s, unsigned char *edges);
  * first read only. */
 void ckpt_slab_seek(ckpt_slab *s, size_t i);
 
+/* The same for the slab that holds element `element` (from 0, in C
+ * order); returns that slab's i. */
+size_t ckpt_slab_seek_element(ckpt_slab *s, uint64_t element);
+
 /* The region of the slab s read last. */
 void ckpt_slab_region(const ckpt_slab *s, ckpt_region *r);
 

@@ -208,7 +208,8 @@ static int whole_chunks_before(uint64_t before)
 }
 
 /* Sharing a variable among ranks: slab i read after a seek is the slab
- * read i-th in order, and a slab is an edge exactly when the values before
+ * read i-th in order (and the one a seek to its first or last element
+ * reads), and a slab is an edge exactly when the values before
  * it are whole chunks; contiguous storage has an edge at every slab. */
 static void seeks_and_finds_chunk_edges(void **state)
 {
@@ -240,6 +241,17 @@ static void seeks_and_finds_chunk_edges(void **state)
 				assert_int_equal(t.start, starts[i]);
 				assert_true(*(const float *)t.buf == (float)starts[i]);
 				ckpt_slab_close(&t);
+				/* the slab that holds its first and its last element */
+				for (int end = 0; end < 2; end++) {
+					uint64_t e = end ? (i + 1 < n ? starts[i + 1] : v->nelems) - 1
+					                 : starts[i];
+
+					assert_int_equal(ckpt_slab_open(&t, f, v, budget), 0);
+					assert_int_equal(ckpt_slab_seek_element(&t, e), i);
+					assert_int_equal(ckpt_slab_next(&t), 1);
+					assert_int_equal(t.start, starts[i]);
+					ckpt_slab_close(&t);
+				}
 			}
 			assert_int_equal(edges[0], 1);
 			ckpt_slab_close(&s);
