@@ -275,10 +275,12 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 
 	if (s->exact_c == 0 || !block_exact(in, v->nx + 1, m, s->exact_c))
 		return elects ? 0 : bounded_f32(v, s, in, out, m, masked, bad);
-	for (size_t i = 0; i < m; i++)
-		s->shi[i] = s->whi[i] = s->res[i] = 0;
-	if (elects) /* (then the agreeing models' sums) */
+	memset(s->shi, 0, m * sizeof *s->shi);
+	if (elects) { /* (then the agreeing models' sums; else res only set) */
+		memset(s->whi, 0, m * sizeof *s->whi);
+		memset(s->res, 0, m * sizeof *s->res);
 		elect_f32(v, s, in, m, masked);
+	}
 	for (size_t k = 0; !elects && k < v->nx; k++) {
 		const float *x = in[k + 1];
 		const double *keep = keep_row(s, k, masked);
