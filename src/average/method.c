@@ -178,8 +178,9 @@ static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **c
 
 struct keying {
 	ckpt_topk *t;
-	int lane, sampling;
+	int lane;
 	size_t nmodels;
+	uint64_t from, to, sampled; /* the stretch sampled; elements so far */
 	uint64_t keys[PIECE];
 	float fb[PIECE], fx[PIECE]; /* (inputs of other types float holds, widened) */
 };
@@ -187,7 +188,7 @@ struct keying {
 static void key_piece(void *ctx, const struct piece *p)
 {
 	struct keying *k = ctx;
-	const float *fb = k->sampling ? NULL : ckpt_as_float(p->types[0], p->in[0], k->fb, p->n), *fx;
+	const float *fb = ckpt_as_float(p->types[0], p->in[0], k->fb, p->n), *fx;
 
 	for (size_t m = 0; m < k->nmodels; m++) {
 		/* (floats: keyed as fed, most of them not stored) */
@@ -197,10 +198,27 @@ static void key_piece(void *ctx, const struct piece *p)
 		}
 		ckpt_magnitude_keys(p->types[0], p->in[0], p->types[m + 1], p->in[m + 1], k->keys,
 		                    p->n);
-		if (k->sampling)
-			ckpt_topk_sample(k->t, m, k->keys, p->n);
-		else
-			ckpt_topk_feed(k->t, k->lane, m, k->keys, p->start, p->n);
+		ckpt_topk_feed(k->t, k->lane, m, k->keys, p->start, p->n);
+	}
+}
+
+/* The keys of the piece's elements in the stretch sampled, into the
+ * sample. */
+static void sample_piece(void *ctx, const struct piece *p)
+{
+	struct keying *k = ctx;
+	uint64_t a = p->start > k->from ? p->start : k->from;
+	uint64_t e = p->start + p->n < k->to ? p->start + p->n : k->to;
+	size_t off = (size_t)(a - p->start), n = (size_t)(e - a);
+
+	k->sampled += a < e ? n : 0;
+	for (size_t m = 0; a < e && m < k->nmodels; m++) {
+		ckpt_magnitude_keys(p->types[0],
+		                    (const char *)p->in[0] + off * ckpt_dtype_size(p->types[0]),
+		                    p->types[m + 1],
+		                    (const char *)p->in[m + 1] + off * ckpt_dtype_size(p->types[m + 1]),
+		                    k->keys, n);
+		ckpt_topk_sample(k->t, m, k->keys, n);
 	}
 }
 
@@ -210,18 +228,21 @@ static void narrow(void *t, uint64_t done)
 }
 
 /* The sample that guides the first pass: want elements in SAMPLE_PARTS
- * slabs spread evenly over the variable (its start alone may be unlike the
- * rest: an embedding's first rows, say), on one thread. */
+ * stretches spread evenly over the variable (its start alone may be unlike
+ * the rest: an embedding's first rows, say), on one thread. */
 enum { SAMPLE_PARTS = 32 };
 
-static void sample(struct job *j, const ckpt_var *v0, void **ctx, uint64_t want)
+static void sample(struct job *j, const ckpt_var *v0, struct keying *k, uint64_t want)
 {
-	size_t per = (want + SAMPLE_PARTS - 1) / SAMPLE_PARTS;
+	void *ctx[2] = {k, k};
 
+	k->sampled = 0;
 	for (uint64_t p = 0; p < SAMPLE_PARTS; p++) {
-		uint64_t from = v0->nelems / SAMPLE_PARTS * p;
+		size_t per = (size_t)(want * (p + 1) / SAMPLE_PARTS - want * p / SAMPLE_PARTS);
 
-		each_piece(j, v0, key_piece, ctx, 0, (struct span){from, from + 1, per}, 0, NULL,
+		k->from = v0->nelems / SAMPLE_PARTS * p;
+		k->to = k->from + per;
+		each_piece(j, v0, sample_piece, ctx, 0, (struct span){k->from, k->to, per}, 0, NULL,
 		           NULL);
 	}
 }
@@ -231,7 +252,7 @@ static void sample(struct job *j, const ckpt_var *v0, void **ctx, uint64_t want)
  * (or in a range alone). */
 static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 {
-	uint64_t first, keep;
+	uint64_t first, keep, sampled = 0;
 	size_t want;
 	int passes;
 	struct keying *k = malloc(2 * sizeof *k);
@@ -246,13 +267,11 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 		k[l].t = t;
 		k[l].lane = l;
 		k[l].nmodels = mv->nx;
-		k[l].sampling = 0;
 	}
 	/* the first keys tell where to look (a guess: a pass may be saved) */
 	if ((want = ckpt_topk_wants_sample(t)) != 0) {
-		k[0].sampling = 1;
-		sample(j, v0, ctx, want);
-		k[0].sampling = 0;
+		sample(j, v0, &k[0], want);
+		sampled = k[0].sampled;
 		ckpt_topk_guess(t);
 	}
 	for (passes = 0; ckpt_topk_more(t); passes++) {
@@ -280,9 +299,12 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 	ckpt_topk_free(t);
 	free(k);
 	free(range);
-	if (j->verbose)
-		warn("%s: magnitude windows found in %d pass%s%s", v0->name, passes,
-		     passes == 1 ? "" : "es", want ? " (after a sample)" : "");
+	if (j->verbose && want)
+		warn("%s: magnitude windows found in %d pass%s (after a sample of %llu elements)",
+		     v0->name, passes, passes == 1 ? "" : "es", (unsigned long long)sampled);
+	else if (j->verbose)
+		warn("%s: magnitude windows found in %d pass%s", v0->name, passes,
+		     passes == 1 ? "" : "es");
 }
 
 /* ---- dot products ----------------------------------------------------------- */

@@ -1,7 +1,7 @@
 /* vec.h - (internal to libckpt) what the CPU offers, chosen at run time:
  * loops compiled three times where the compiler can choose (GCC on x86-64
  * Linux, through ifunc), for x86-64-v4 (AVX-512: fewer instructions for
- * the same work, about a tenth of the merge methods' time), for AVX2, 4
+ * the same work: TIES' CPU time a tenth less), for AVX2, 4
  * doubles at a time, and for any x86-64; the same operations (no
  * contraction into FMA: -ffp-contract=off), so the same bits, either way;
  * elsewhere (or with CKPT_PORTABLE: make PORTABLE=1) one portable build. */
