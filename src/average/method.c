@@ -55,18 +55,33 @@ static int next_all(struct readers *r)
 	return rc;
 }
 
-/* One pass over the variable (or the slabs of a span of it, struct span),
- * each piece of every input to fn, in flat order on one thread;
- * or (split) on two, each with its ctx (ctx[0], ctx[1]), taking the next
- * piece of a slab as it is free.  A piece: n elements from the variable's
- * element start, each input's in its type (in, types) and, where the pass
- * asks for them, as doubles (x). */
+/* The elements a pass reads: the slabs that hold [from, to) (to 0: to the
+ * end); a pass reads each of its spans in turn, in slabs of `per` elements
+ * (0: AVG_SLAB_BYTES). */
+struct span {
+	uint64_t from, to;
+};
+
+struct spans {
+	const struct span *at;
+	size_t n, per;
+};
+
+static const struct span whole = {0, 0};
+
+/* One pass over the variable (or the slabs of spans of it), each piece of
+ * every input to fn, in flat order on one thread; or (split) on two, each
+ * with its ctx (ctx[0], ctx[1]), taking the next piece of a slab as it is
+ * free.  A piece: n elements from the variable's element start, each
+ * input's in its type (in, types) and, where the pass asks for them, as
+ * doubles (x); in the span being read. */
 struct piece {
 	const void **in;
 	const ckpt_dtype *types;
 	const double **x;
 	uint64_t start;
 	size_t n;
+	const struct span *span;
 };
 
 typedef void piece_fn(void *ctx, const struct piece *p);
@@ -78,6 +93,7 @@ struct cur_slab {
 	const void **in;
 	uint64_t start;
 	int doubles;
+	const struct span *span;
 };
 
 /* What one thread takes pieces with. */
@@ -95,7 +111,7 @@ static void take_piece(void *arg, size_t off, size_t n)
 	struct taker *h = arg;
 	const struct cur_slab *s = h->s;
 	const struct readers *r = s->r;
-	struct piece p = {h->at, r->types, s->doubles ? h->x : NULL, s->start + off, n};
+	struct piece p = {h->at, r->types, s->doubles ? h->x : NULL, s->start + off, n, s->span};
 
 	for (size_t k = 0; k < r->n; k++) {
 		h->at[k] = (const char *)s->in[k] + off * ckpt_dtype_size(r->types[k]);
@@ -126,13 +142,6 @@ static void free_taker(struct taker *h)
 /* (slab_fn: after each slab's pieces, with the elements done, where given) */
 typedef void slab_fn(void *arg, uint64_t done);
 
-/* The elements a pass reads: the slabs that hold [from, to) (to 0: to the
- * end), of `per` elements (0: AVG_SLAB_BYTES). */
-struct span {
-	uint64_t from, to;
-	size_t per;
-};
-
 /* Seek every input to the slab that holds element `from` (seeks, no
  * reads). */
 static void seek_all(struct readers *r, uint64_t from)
@@ -144,29 +153,31 @@ static void seek_all(struct readers *r, uint64_t from)
 }
 
 static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **ctx, int split,
-                       struct span sp, int doubles, slab_fn *after, void *arg)
+                       struct spans sp, int doubles, slab_fn *after, void *arg)
 {
 	struct readers r;
-	struct cur_slab s = {&r, NULL, 0, doubles};
+	struct cur_slab s = {&r, NULL, 0, doubles, NULL};
 	struct taker h[2]; /* h[1] the worker's */
 	struct pieces p = {.fn = take_piece, .ctx = {&h[0], &h[1]}, .piece = PIECE};
 	int more;
 
 	open_all(j, v0, &r, sp.per ? sp.per * ckpt_dtype_size(v0->dtype) : AVG_SLAB_BYTES);
-	seek_all(&r, sp.from);
 	if (!(s.in = calloc(j->nin, sizeof *s.in)))
 		die("out of memory");
 	new_taker(&h[0], fn, ctx[0], &s, j->nin);
 	new_taker(&h[1], fn, ctx[split ? 1 : 0], &s, j->nin);
-	for (more = next_all(&r); more;) {
-		for (size_t k = 0; k < j->nin; k++)
-			s.in[k] = r.s[k].buf;
-		s.start = r.s[0].start;
-		pieces_start(&p, r.s[0].count);
-		more = !sp.to || s.start + r.s[0].count < sp.to ? next_all(&r) : 0;
-		pieces_finish(&p, split);
-		if (after)
-			after(arg, s.start + p.n);
+	for (s.span = sp.at; s.span < sp.at + sp.n; s.span++) {
+		seek_all(&r, s.span->from);
+		for (more = next_all(&r); more;) {
+			for (size_t k = 0; k < j->nin; k++)
+				s.in[k] = r.s[k].buf;
+			s.start = r.s[0].start;
+			pieces_start(&p, r.s[0].count);
+			more = !s.span->to || s.start + r.s[0].count < s.span->to ? next_all(&r) : 0;
+			pieces_finish(&p, split);
+			if (after)
+				after(arg, s.start + p.n);
+		}
 	}
 	close_all(&r);
 	free(s.in);
@@ -180,7 +191,7 @@ struct keying {
 	ckpt_topk *t;
 	int lane;
 	size_t nmodels;
-	uint64_t from, to, sampled; /* the stretch sampled; elements so far */
+	uint64_t sampled; /* elements */
 	uint64_t keys[PIECE];
 	float fb[PIECE], fx[PIECE]; /* (inputs of other types float holds, widened) */
 };
@@ -202,13 +213,12 @@ static void key_piece(void *ctx, const struct piece *p)
 	}
 }
 
-/* The keys of the piece's elements in the stretch sampled, into the
- * sample. */
+/* The keys of the piece's elements in its span, into the sample. */
 static void sample_piece(void *ctx, const struct piece *p)
 {
 	struct keying *k = ctx;
-	uint64_t a = p->start > k->from ? p->start : k->from;
-	uint64_t e = p->start + p->n < k->to ? p->start + p->n : k->to;
+	uint64_t a = p->start > p->span->from ? p->start : p->span->from;
+	uint64_t e = p->start + p->n < p->span->to ? p->start + p->n : p->span->to;
 	size_t off = (size_t)(a - p->start), n = (size_t)(e - a);
 
 	k->sampled += a < e ? n : 0;
@@ -235,16 +245,16 @@ enum { SAMPLE_PARTS = 32 };
 static void sample(struct job *j, const ckpt_var *v0, struct keying *k, uint64_t want)
 {
 	void *ctx[2] = {k, k};
+	struct span part[SAMPLE_PARTS];
 
-	k->sampled = 0;
 	for (uint64_t p = 0; p < SAMPLE_PARTS; p++) {
-		size_t per = (size_t)(want * (p + 1) / SAMPLE_PARTS - want * p / SAMPLE_PARTS);
-
-		k->from = v0->nelems / SAMPLE_PARTS * p;
-		k->to = k->from + per;
-		each_piece(j, v0, sample_piece, ctx, 0, (struct span){k->from, k->to, per}, 0, NULL,
-		           NULL);
+		part[p].from = v0->nelems / SAMPLE_PARTS * p;
+		part[p].to = part[p].from + want * (p + 1) / SAMPLE_PARTS - want * p / SAMPLE_PARTS;
 	}
+	k->sampled = 0;
+	each_piece(j, v0, sample_piece, ctx, 0,
+	           (struct spans){part, SAMPLE_PARTS, (want + SAMPLE_PARTS - 1) / SAMPLE_PARTS}, 0,
+	           NULL, NULL);
 }
 
 /* The passes over the variable: each slab's halves on two threads, two
@@ -256,7 +266,7 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 	size_t want;
 	int passes;
 	struct keying *k = malloc(2 * sizeof *k);
-	uint64_t (*range)[2] = malloc(2 * mv->nx * sizeof *range);
+	struct span *range = malloc(2 * mv->nx * sizeof *range);
 	ckpt_topk *t;
 	void *ctx[2] = {&k[0], &k[1]};
 
@@ -280,14 +290,13 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 
 		/* (the ranges first: a range read may end a boundary, and with it
 		 * the ranges' count) */
-		while (nr < 2 * mv->nx && ckpt_topk_range(t, nr, &range[nr][0], &range[nr][1]))
+		while (nr < 2 * mv->nx && ckpt_topk_range(t, nr, &range[nr].from, &range[nr].to))
 			nr++;
-		for (size_t i = 0; i < nr; i++) /* (in flat order, on lane 0) */
-			each_piece(j, v0, key_piece, ctx, 0, (struct span){range[i][0], range[i][1], 0}, 0,
-			           NULL, NULL);
-		if (!nr)
-			each_piece(j, v0, key_piece, ctx, ckpt_topk_lanes(t) > 1, (struct span){0, 0, 0}, 0,
-			           narrow, t);
+		if (nr) /* (in flat order, on lane 0) */
+			each_piece(j, v0, key_piece, ctx, 0, (struct spans){range, nr, 0}, 0, NULL, NULL);
+		else
+			each_piece(j, v0, key_piece, ctx, ckpt_topk_lanes(t) > 1,
+			           (struct spans){&whole, 1, 0}, 0, narrow, t);
 		if ((rc = ckpt_topk_end_pass(t)) == CKPT_TOPK_CHANGED)
 			die("%s: values changed between two passes over them (is a program writing "
 			    "an input?)", v0->name);
@@ -434,7 +443,7 @@ static void dot_products(struct job *j, const ckpt_var *v0, size_t nx, int slerp
 				ckpt_xsum_init(&d[t].s[p]);
 		}
 		/* each half's sums exact: their sum is the same whatever the split */
-		each_piece(j, v0, dot_piece, ctx, 1, (struct span){0, 0, 0}, slerp, NULL, NULL);
+		each_piece(j, v0, dot_piece, ctx, 1, (struct spans){&whole, 1, 0}, slerp, NULL, NULL);
 		for (size_t p = 0; p < np; p++) {
 			ckpt_xsum_merge(&d[0].s[p], &d[1].s[p]);
 			if (exactly)

@@ -89,8 +89,8 @@ int ckpt_slab_follow(ckpt_slab *s, const ckpt_slab *leader);
  * may begin there without writing into a chunk another rank writes. */
 size_t ckpt_slab_count(const ckpt_slab *s, unsigned char *edges);
 
-/* Make slab i (from 0) the next one ckpt_slab_next() reads; before the
- * first read only. */
+/* Make slab i (from 0) the next one ckpt_slab_next() reads (before the
+ * first read, or after any: every format reads a slab by its place). */
 void ckpt_slab_seek(ckpt_slab *s, size_t i);
 
 /* The same for the slab that holds element `element` (from 0, in C

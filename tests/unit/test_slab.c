@@ -207,9 +207,9 @@ static int whole_chunks_before(uint64_t before)
 	return 1;
 }
 
-/* Sharing a variable among ranks: slab i read after a seek is the slab
- * read i-th in order (and the one a seek to its first or last element
- * reads), and a slab is an edge exactly when the values before
+/* Sharing a variable among ranks: slab i read after a seek (before any
+ * read, or after all of them) is the slab read i-th in order (and the one
+ * a seek to its first or last element reads), and a slab is an edge exactly when the values before
  * it are whole chunks; contiguous storage has an edge at every slab. */
 static void seeks_and_finds_chunk_edges(void **state)
 {
@@ -252,6 +252,13 @@ static void seeks_and_finds_chunk_edges(void **state)
 					assert_int_equal(t.start, starts[i]);
 					ckpt_slab_close(&t);
 				}
+			}
+			/* after reads too, backwards (s was read to its end) */
+			for (i = n; i-- > 0;) {
+				ckpt_slab_seek(&s, i);
+				assert_int_equal(ckpt_slab_next(&s), 1);
+				assert_int_equal(s.start, starts[i]);
+				assert_true(*(const float *)s.buf == (float)starts[i]);
 			}
 			assert_int_equal(edges[0], 1);
 			ckpt_slab_close(&s);
