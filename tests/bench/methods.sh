@@ -4,7 +4,9 @@
 # beside the linear average of the models in the same run (medians of
 # CKPT_BENCH_RUNS alternating runs, 5), with its goal (one pass 1.3x, two
 # passes 2.3x); "all in" also against the linear average of every file
-# the method reads (the base too: as many bytes in); its peak memory, and
+# the method reads (the base too: as many bytes in); its CPU time (user +
+# system, a median: steadier than the wall's on a shared machine, for
+# comparing builds); its peak memory, and
 # an h5py + numpy script doing the same
 # method (tensors whole in float64; one run, skipped without h5py or with
 # CKPT_BENCH_SCRIPTS=0).  CKPT_BENCH_MODELS=finetune: the models are
@@ -33,18 +35,20 @@ if [ "${CKPT_BENCH_MODELS:-independent}" = finetune ]; then
 fi
 cat "$W"/b0.h5 "$M1" "$M2" "$M3" >/dev/null
 
-run1() { # wall seconds of one run; peak RSS (KiB) appended to $W/rss
+run1() { # wall seconds of one run; peak RSS (KiB) appended to $W/rss, CPU
+	# seconds to $W/cpu
 	rm -f "$W"/m.out.h5
 	sync
-	/usr/bin/time -f '%e %M' -o "$W/time" "$@" >/dev/null 2>"$W/stderr" ||
+	/usr/bin/time -f '%e %M %U %S' -o "$W/time" "$@" >/dev/null 2>"$W/stderr" ||
 		{ echo "bench: failed: $*"; cat "$W/stderr"; exit 1; }
 	cut -d' ' -f2 "$W/time" >>"$W/rss"
+	awk '{ print $3 + $4 }' "$W/time" >>"$W/cpu"
 	cut -d' ' -f1 "$W/time"
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-printf '%-18s %8s %8s %7s %5s %8s %9s %9s %8s\n' "method" "linear" "ckpt" "ratio" "goal" \
-	"all in" "ckpt RSS" "numpy" "ckpt is"
+printf '%-18s %8s %8s %7s %5s %8s %9s %9s %9s %8s\n' "method" "linear" "ckpt" "ratio" "goal" \
+	"all in" "ckpt cpu" "ckpt RSS" "numpy" "ckpt is"
 for c in "task-arithmetic:1.3" "dare-linear --density 0.5:1.3" "dare-ties --density 0.5:1.3" \
          "ties --density 0.2:2.3" "breadcrumbs --density 0.5:2.3" "model-stock:2.3" \
          "slerp -t 0.5:2.3"; do
@@ -65,12 +69,14 @@ for c in "task-arithmetic:1.3" "dare-linear --density 0.5:1.3" "dare-ties --dens
 			run1 "$B/bin/ckpt-average" -o "$W/m.out.h5" $all >>"$W/all.t"
 		fi
 		: >"$W/rss"
+		: >"$W/cpu"
 		# shellcheck disable=SC2086
 		run1 "$B/bin/ckpt-average" --method $args -o "$W/m.out.h5" "$@" >>"$W/m.t"
 		cat "$W/rss" >>"$W/m.rss"
+		cat "$W/cpu" >>"$W/m.cpu"
 	done
 	l=$(median <"$W/lin.t") a=$(median <"$W/all.t") m=$(median <"$W/m.t")
-	mem=$(median <"$W/m.rss")
+	mem=$(median <"$W/m.rss") cpu=$(median <"$W/m.cpu")
 	np=-
 	if [ -n "$PY" ]; then
 		d=$(echo "$args" | sed -n 's/.*--density \([0-9.]*\).*/\1/p')
@@ -78,11 +84,12 @@ for c in "task-arithmetic:1.3" "dare-linear --density 0.5:1.3" "dare-ties --dens
 		: >"$W/rss"
 		np=$(run1 "$PY" tests/bench/methods.py "$name" "${d:-1}" "$W/m.out.h5" "$@")
 	fi
-	awk -v n="$name" -v l="$l" -v a="$a" -v m="$m" -v g="$goal" -v mem="$mem" -v np="$np" 'BEGIN {
-		printf "%-18s %7.2fs %7.2fs %6.2fx %4.1fx %7.2fx %6.0f MiB %8ss", n, l, m, m / l, g,
-		       m / a, mem / 1024, np
+	awk -v n="$name" -v l="$l" -v a="$a" -v m="$m" -v g="$goal" -v mem="$mem" -v np="$np" \
+	    -v cpu="$cpu" 'BEGIN {
+		printf "%-18s %7.2fs %7.2fs %6.2fx %4.1fx %7.2fx %8.2fs %6.0f MiB %8ss", n, l, m, m / l, g,
+		       m / a, cpu, mem / 1024, np
 		if (np != "-") printf " %6.1fx faster", np / m
 		printf "%s\n", (m / l > g ? "  (over)" : "") }'
-	rm -f "$W/m.rss"
+	rm -f "$W/m.rss" "$W/m.cpu"
 done
-rm -f "$W"/m.out.h5 "$W/lin.t" "$W/all.t" "$W/m.t" "$W/time" "$W/stderr" "$W/rss"
+rm -f "$W"/m.out.h5 "$W/lin.t" "$W/all.t" "$W/m.t" "$W/time" "$W/stderr" "$W/rss" "$W/cpu"
