@@ -162,13 +162,10 @@ static void feed_one(struct boundary *b, int lane, const uint64_t *keys, uint64_
 	uint64_t top = known >= 64 ? ~UINT64_C(0) : ~(~UINT64_C(0) >> known);
 
 	switch (b->phase) {
-	case HISTOGRAM: /* (while guessing, no histogram: mostly it is not needed) */
-		if (b->guessing) {
-			if (!b->overflow[lane])
-				ckpt_topk_gather(b, lane, keys, start, n);
-			if (!b->hist_too)
-				break;
-		}
+	case HISTOGRAM: /* (while guessing, no histogram: mostly it is not needed;
+	                 * the caller gathers: gather_keyed()) */
+		if (b->guessing && !b->hist_too)
+			break;
 		if (counts == OWN)
 			count_digit(b, lane, keys, start, n, top, w);
 		else if (counts == OWN_RUN)
@@ -229,13 +226,30 @@ int ckpt_topk_lanes(const ckpt_topk *t)
 	return LANES;
 }
 
+/* The keys of those of nb boundaries of a model that gather (a guess, its
+ * room not full), for both at once. */
+static void gather_keyed(struct boundary **b, int nb, int lane, const uint64_t *keys,
+                         uint64_t start, size_t n)
+{
+	struct boundary *g[2];
+	int ng = 0;
+
+	for (int i = 0; i < nb; i++)
+		if (b[i]->phase == HISTOGRAM && b[i]->guessing && !b[i]->overflow[lane])
+			g[ng++] = b[i];
+	if (ng)
+		ckpt_topk_gather(g, ng, lane, keys, start, n);
+}
+
 void ckpt_topk_feed(ckpt_topk *t, int lane, size_t k, const uint64_t *keys, uint64_t start,
                     size_t n)
 {
 	int hi = hi_counts(&t->b[2 * k], &t->b[2 * k + 1]);
+	struct boundary *b[2] = {&t->b[2 * k], &t->b[2 * k + 1]};
 
-	feed_one(&t->b[2 * k], lane, keys, start, n, OWN);
-	feed_one(&t->b[2 * k + 1], lane, keys, start, n, hi);
+	gather_keyed(b, 2, lane, keys, start, n);
+	feed_one(b[0], lane, keys, start, n, OWN);
+	feed_one(b[1], lane, keys, start, n, hi);
 }
 
 /* (where a guess only gathers, keys are made as they are tested; for the
@@ -263,6 +277,7 @@ void ckpt_topk_feed_f32(ckpt_topk *t, int lane, size_t k, const float *b, const 
 		size_t m = n - off < RUN ? n - off : RUN;
 
 		ckpt_magnitude_keys(CKPT_F32, b + off, CKPT_F32, x + off, keys, m);
+		gather_keyed(keyed, nk, lane, keys, start + off, m);
 		for (int i = 0; i < nk; i++) /* (keyed[1], where there is one: hi) */
 			feed_one(keyed[i], lane, keys, start + off, m, i ? hi : OWN);
 	}

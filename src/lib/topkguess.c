@@ -16,20 +16,6 @@
 #define SAMPLE_BYTES (4u << 20)
 #define SAMPLE_MOST (CANDIDATE_BYTES / 2)
 
-/* (the count apart, in a loop that vectorises: keys are below 2^63, so
- * compared as signed integers, which AVX2 compares) */
-CKPT_WIDE_VECTORS
-static uint64_t count_above(const uint64_t *keys, size_t n, uint64_t key)
-{
-	uint64_t above = 0;
-
-	if (key >> 63) /* (none is) */
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		above += (int64_t)keys[i] > (int64_t)key ? 1u : 0u;
-	return above;
-}
-
 /* A lane's next chunk of the room shared by the lanes (-1: it is full). */
 enum { CHUNK = 1024 };
 
@@ -55,59 +41,13 @@ static inline int put(struct boundary *b, int lane, size_t *c, size_t *end, stru
 	return 0;
 }
 
-/* Keys i .. to of keys gathered one at a time (-1: the room is full). */
-static int gather_each(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
-                       size_t i, size_t to, size_t *c, size_t *end)
-{
-	for (; i < to; i++)
-		if (keys[i] - b->glo <= b->ghi - b->glo && /* (outside the window: most) */
-		    put(b, lane, c, end, (struct candidate){keys[i], start + i}) < 0)
-			return -1;
-	return 0;
-}
-
-CKPT_WIDE_VECTORS
-void ckpt_topk_gather(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
-                      size_t n)
-{
-	size_t c = b->ncand[lane], end = b->cend[lane], i = 0;
-	uint64_t lo = b->glo, span = b->ghi - b->glo;
-	struct candidate *cand = b->cand[0];
-
-	b->above[lane] += count_above(keys, n, lo + span);
-	/* 8 keys at a time: most groups have none in the window; in the others,
-	 * where the chunk holds them, no branch per key (each written where the
-	 * next one in the window goes) */
-	for (; i + 8 <= n; i += 8) {
-		uint64_t any = 0;
-
-		for (size_t j = 0; j < 8; j++)
-			any |= keys[i + j] - lo <= span ? 1u : 0u;
-		if (!any)
-			continue;
-		if (end - c < 8) {
-			if (gather_each(b, lane, keys, start, i, i + 8, &c, &end) < 0)
-				return;
-			continue;
-		}
-		for (size_t j = 0; j < 8; j++) {
-			cand[c] = (struct candidate){keys[i + j], start + i + j};
-			c += keys[i + j] - lo <= span ? 1u : 0u;
-		}
-	}
-	if (gather_each(b, lane, keys, start, i, n, &c, &end) < 0)
-		return;
-	b->ncand[lane] = c;
-	b->cend[lane] = end;
-}
-
-/* ckpt_topk_gather() from float32 values, for a model's nw (1 or 2)
- * gathering boundaries at once: each run's keys made once and tested
- * against every window (bit w of a byte per key: in window w) and counted
- * above them, in a loop that vectorises; the few groups of 8 with one in a
- * window keyed again and gathered, a window's keys among them found as
- * the bits of a mask (not tested one by one: the branches missed cost
- * more than the rest of the gathering). */
+/* A model's nw (1 or 2) gathering boundaries at once, from a run of keys
+ * or of float32 values keyed as they are tested: each key tested against
+ * every window (bit w of a byte per key: in window w) and counted above
+ * them, in a loop that vectorises; the few groups of 8 with one in a
+ * window gathered, a window's keys among them found as the bits of a mask
+ * (not tested one by one: the branches missed cost more than the rest of
+ * the gathering). */
 enum { RUN = 512 };
 
 struct window {
@@ -115,14 +55,27 @@ struct window {
 	int64_t top; /* (keys are below 2^63: a top past it counts none above) */
 };
 
-static inline void test_windows(const float *restrict b, const float *restrict x, size_t m,
-                                const struct window *w, int nw, uint64_t *above,
+/* Where the keys come from: keys, or (keys NULL) |x - b| of floats. */
+struct source {
+	const uint64_t *keys;
+	const float *b, *x;
+};
+
+static inline uint64_t key_at(const uint64_t *keys, const float *b, const float *x, size_t i,
+                              int keyed)
+{
+	return keyed ? keys[i] : ckpt_magnitude_key_f32(x[i], b[i]);
+}
+
+static inline void test_windows(const uint64_t *restrict keys, const float *restrict b,
+                                const float *restrict x, size_t m, const struct window *w,
+                                int nw, int keyed, uint64_t *above,
                                 unsigned char *restrict in)
 {
 	uint64_t a0 = 0, a1 = 0;
 
 	for (size_t i = 0; i < m; i++) {
-		uint64_t key = ckpt_magnitude_key_f32(x[i], b[i]);
+		uint64_t key = key_at(keys, b, x, i, keyed);
 		unsigned char bits = key - w[0].lo <= w[0].span;
 
 		a0 += (int64_t)key > w[0].top ? 1u : 0u;
@@ -136,14 +89,22 @@ static inline void test_windows(const float *restrict b, const float *restrict x
 	above[1] += a1;
 }
 
+/* (each case its own loop: the count of windows and the source constant) */
 CKPT_WIDE_VECTORS
-static void test_run(const float *restrict b, const float *restrict x, size_t m,
-                     const struct window *w, int nw, uint64_t *above, unsigned char *restrict in)
+static void test_run(const struct source *src, size_t off, size_t m, const struct window *w,
+                     int nw, uint64_t *above, unsigned char *restrict in)
 {
-	if (nw > 1)
-		test_windows(b, x, m, w, 2, above, in);
+	const uint64_t *k = src->keys ? src->keys + off : NULL;
+	const float *b = src->keys ? NULL : src->b + off, *x = src->keys ? NULL : src->x + off;
+
+	if (k && nw > 1)
+		test_windows(k, b, x, m, w, 2, 1, above, in);
+	else if (k)
+		test_windows(k, b, x, m, w, 1, 1, above, in);
+	else if (nw > 1)
+		test_windows(k, b, x, m, w, 2, 0, above, in);
 	else
-		test_windows(b, x, m, w, 1, above, in);
+		test_windows(k, b, x, m, w, 1, 0, above, in);
 }
 
 /* Where a boundary's gathered keys go: its lane's chunk of the room. */
@@ -153,8 +114,8 @@ struct gathering {
 	int full;
 };
 
-void ckpt_topk_gather_f32(struct boundary **bd, int nw, int lane, const float *b,
-                          const float *x, uint64_t start, size_t n)
+static void gather(struct boundary **bd, int nw, int lane, const struct source *src,
+                   uint64_t start, size_t n)
 {
 	struct window w[2];
 	struct gathering g[2];
@@ -171,7 +132,7 @@ void ckpt_topk_gather_f32(struct boundary **bd, int nw, int lane, const float *b
 	for (size_t off = 0; live && off < n; off += RUN) {
 		size_t m = n - off < RUN ? n - off : RUN;
 
-		test_run(b + off, x + off, m, w, nw, above, in);
+		test_run(src, off, m, w, nw, above, in);
 		memset(in + m, 0, 8);
 		for (size_t i = 0; i < m; i += 8) {
 			uint64_t group;
@@ -189,7 +150,8 @@ void ckpt_topk_gather_f32(struct boundary **bd, int nw, int lane, const float *b
 					size_t j = off + i + (size_t)__builtin_ctz(bits);
 
 					if (put(gk->bd, lane, &gk->c, &gk->end,
-					        (struct candidate){ckpt_magnitude_key_f32(x[j], b[j]),
+					        (struct candidate){key_at(src->keys, src->b, src->x, j,
+					                                  src->keys != NULL),
 					                           start + j}) < 0) {
 						gk->full = 1; /* (its guess is dropped) */
 						live--;
@@ -203,6 +165,18 @@ void ckpt_topk_gather_f32(struct boundary **bd, int nw, int lane, const float *b
 		g[k].bd->ncand[lane] = g[k].c;
 		g[k].bd->cend[lane] = g[k].end;
 	}
+}
+
+void ckpt_topk_gather(struct boundary **bd, int nw, int lane, const uint64_t *keys,
+                      uint64_t start, size_t n)
+{
+	gather(bd, nw, lane, &(struct source){keys, NULL, NULL}, start, n);
+}
+
+void ckpt_topk_gather_f32(struct boundary **bd, int nw, int lane, const float *b,
+                          const float *x, uint64_t start, size_t n)
+{
+	gather(bd, nw, lane, &(struct source){NULL, b, x}, start, n);
 }
 
 /* The keys the lanes gathered, moved to the start of the shared room: the

@@ -117,11 +117,11 @@ void ckpt_topk_share_ends(struct boundary *hi, const struct boundary *lo, int l)
 int ckpt_topk_among_equal(struct boundary *b, size_t cap, int *rc);
 
 /* ---- topkguess.c ---- */
-/* A guessing boundary's pass: its window's keys gathered, those above it
- * counted (from keys, or from float32 values keyed as they are fed). */
-void ckpt_topk_gather(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
-                      size_t n);
-/* (nw boundaries of one model at once, 1 or 2) */
+/* Guessing boundaries' pass: their windows' keys gathered, those above
+ * them counted, for nw boundaries of one model at once (1 or 2), from
+ * keys or from float32 values keyed as they are fed. */
+void ckpt_topk_gather(struct boundary **b, int nw, int lane, const uint64_t *keys,
+                      uint64_t start, size_t n);
 void ckpt_topk_gather_f32(struct boundary **b, int nw, int lane, const float *base,
                           const float *x, uint64_t start, size_t n);
 /* At the pass's end: the boundary found among the gathered keys, or the
