@@ -2,6 +2,7 @@
  * whole-tensor quantities first (magnitude windows by radix select, dot
  * products exactly), each in streamed passes over every input's slabs,
  * then the formula over this rank's share, slab by slab. */
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,8 +222,10 @@ static void sample_piece(void *ctx, const struct piece *p)
 	uint64_t e = p->start + p->n < p->span->to ? p->start + p->n : p->span->to;
 	size_t off = (size_t)(a - p->start), n = (size_t)(e - a);
 
-	k->sampled += a < e ? n : 0;
-	for (size_t m = 0; a < e && m < k->nmodels; m++) {
+	if (a >= e)
+		return;
+	k->sampled += n;
+	for (size_t m = 0; m < k->nmodels; m++) {
 		ckpt_magnitude_keys(p->types[0],
 		                    (const char *)p->in[0] + off * ckpt_dtype_size(p->types[0]),
 		                    p->types[m + 1],
@@ -263,6 +266,7 @@ static void sample(struct job *j, const ckpt_var *v0, struct keying *k, uint64_t
 static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 {
 	uint64_t first, keep, sampled = 0;
+	char after[64] = "";
 	size_t want;
 	int passes;
 	struct keying *k = malloc(2 * sizeof *k);
@@ -308,12 +312,12 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 	ckpt_topk_free(t);
 	free(k);
 	free(range);
-	if (j->verbose && want)
-		warn("%s: magnitude windows found in %d pass%s (after a sample of %llu elements)",
-		     v0->name, passes, passes == 1 ? "" : "es", (unsigned long long)sampled);
-	else if (j->verbose)
-		warn("%s: magnitude windows found in %d pass%s", v0->name, passes,
-		     passes == 1 ? "" : "es");
+	if (want)
+		snprintf(after, sizeof after, " (after a sample of %llu elements)",
+		         (unsigned long long)sampled);
+	if (j->verbose)
+		warn("%s: magnitude windows found in %d pass%s%s", v0->name, passes,
+		     passes == 1 ? "" : "es", after);
 }
 
 /* ---- dot products ----------------------------------------------------------- */

@@ -314,30 +314,30 @@ size_t ckpt_slab_count(const ckpt_slab *s, unsigned char *edges)
 	return n;
 }
 
-void ckpt_slab_seek(ckpt_slab *s, size_t i)
+/* s's cursor from the first slab past at most `most` slabs, and past
+ * those that end at or before element `until`; returns how many. */
+static size_t walk(ckpt_slab *s, size_t most, uint64_t until)
 {
+	ckpt_cursor next;
 	ckpt_region r;
+	size_t i = 0;
 
 	rewind_cursor(s, &s->at);
 	s->start = s->count = 0;
-	while (i-- > 0 && ckpt_cursor_next(&s->at, &r))
+	for (next = s->at; i < most && ckpt_cursor_next(&next, &r) && s->start + r.n <= until;
+	     s->at = next, i++)
 		s->start += r.n;
+	return i;
+}
+
+void ckpt_slab_seek(ckpt_slab *s, size_t i)
+{
+	walk(s, i, UINT64_MAX);
 }
 
 size_t ckpt_slab_seek_element(ckpt_slab *s, uint64_t element)
 {
-	ckpt_cursor c;
-	ckpt_region r;
-	uint64_t start = 0;
-	size_t i = 0;
-
-	rewind_cursor(s, &c);
-	while (ckpt_cursor_next(&c, &r) && start + r.n <= element) {
-		start += r.n;
-		i++;
-	}
-	ckpt_slab_seek(s, i);
-	return i;
+	return walk(s, SIZE_MAX, element);
 }
 
 void ckpt_slab_region(const ckpt_slab *s, ckpt_region *r)
