@@ -259,6 +259,7 @@ int ckpt_slab_next(ckpt_slab *s)
 	}
 	s->start = s->start + s->count;
 	s->count = n;
+	s->index++;
 	return 1;
 }
 
@@ -314,20 +315,27 @@ size_t ckpt_slab_count(const ckpt_slab *s, unsigned char *edges)
 	return n;
 }
 
-/* s's cursor from the first slab past at most `most` slabs, and past
- * those that end at or before element `until`; returns how many. */
-static size_t walk(ckpt_slab *s, size_t most, uint64_t until)
+/* s's cursor to slab `slab` (SIZE_MAX: none), or before it to the slab
+ * that holds element `until`: from where it is when that is not past them
+ * (a pass's spans are read in order: walking each from the first slab was
+ * quadratic in the slabs), else from the first; returns the slab's i. */
+static size_t walk(ckpt_slab *s, size_t slab, uint64_t until)
 {
 	ckpt_cursor next;
 	ckpt_region r;
-	size_t i = 0;
+	uint64_t pos = s->start + s->count;
 
-	rewind_cursor(s, &s->at);
-	s->start = s->count = 0;
-	for (next = s->at; i < most && ckpt_cursor_next(&next, &r) && s->start + r.n <= until;
-	     s->at = next, i++)
+	if (s->index > slab || pos > until) {
+		rewind_cursor(s, &s->at);
+		s->index = 0;
+		pos = 0;
+	}
+	s->start = pos;
+	s->count = 0;
+	for (next = s->at; s->index < slab && ckpt_cursor_next(&next, &r) && s->start + r.n <= until;
+	     s->at = next, s->index++)
 		s->start += r.n;
-	return i;
+	return s->index;
 }
 
 void ckpt_slab_seek(ckpt_slab *s, size_t i)

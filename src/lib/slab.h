@@ -64,6 +64,7 @@ typedef struct ckpt_slab {
 	size_t mcount[2];   /* values in each */
 	uint64_t addr;      /* in place: where the variable's bytes start */
 	int cur;            /* which of the two the current slab uses */
+	size_t index;       /* the next slab's i */
 	int in_place;
 } ckpt_slab;
 

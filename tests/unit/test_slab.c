@@ -260,6 +260,28 @@ static void seeks_and_finds_chunk_edges(void **state)
 				assert_int_equal(s.start, starts[i]);
 				assert_true(*(const float *)s.buf == (float)starts[i]);
 			}
+			/* and forwards from a slab just read (walked from there), to
+			 * itself (from the first again), the next, and further */
+			for (i = 0; i < n; i++) {
+				size_t to[4] = {i, i + 1, i + 3, n - 1};
+
+				for (int w = 0; w < 4; w++) {
+					if (to[w] >= n)
+						continue;
+					ckpt_slab_seek(&s, i);
+					assert_int_equal(ckpt_slab_next(&s), 1);
+					if (w & 1) {
+						ckpt_slab_seek(&s, to[w]);
+					} else {
+						uint64_t e = to[w] + 1 < n ? starts[to[w] + 1] - 1 : starts[to[w]];
+
+						assert_int_equal(ckpt_slab_seek_element(&s, e), to[w]);
+					}
+					assert_int_equal(ckpt_slab_next(&s), 1);
+					assert_int_equal(s.start, starts[to[w]]);
+					assert_true(*(const float *)s.buf == (float)starts[to[w]]);
+				}
+			}
 			assert_int_equal(edges[0], 1);
 			ckpt_slab_close(&s);
 		}
