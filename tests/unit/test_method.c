@@ -890,6 +890,71 @@ static void elects_plus_on_a_zero_sum(void **state)
 	assert_true(out64[0] == 1.5 && out64[1] == 2);
 }
 
+/* TIES' election and mean for 1 to 6 models of unequal weights (the
+ * float32 step has a loop per count up to 4 and one for more), by sum and
+ * by count, and task arithmetic, against the exact result: inputs on a
+ * grid of 2^-12, within the exact span, many task vectors 0. */
+static void elects_for_any_number_of_models(void **state)
+{
+	enum { N = 1024, MOST = 6 };
+	static float in[MOST + 1][N], out[N];
+	const void *ptr[MOST + 1];
+	double w[MOST] = {1, 0.5, 2, 0.25, 1.5, 0.75};
+	ckpt_dtype types[MOST + 1];
+	uint64_t z = 11;
+
+	(void)state;
+	for (size_t k = 0; k <= MOST; k++) {
+		for (size_t i = 0; i < N; i++) {
+			z = z * 6364136223846793005u + 1442695040888963407u;
+			in[k][i] = k && z >> 62 == 0 ? in[0][i]
+			                             : ldexpf((float)((int64_t)(z >> 50) - 8192), -12);
+		}
+		ptr[k] = in[k];
+		types[k] = CKPT_F32;
+	}
+	for (size_t nx = 1; nx <= MOST; nx++)
+		for (int way = 0; way < 3; way++) { /* elect by sum, by count; none */
+			ckpt_method m = {.kind = way < 2 ? CKPT_DARE_TIES : CKPT_TASK_ARITHMETIC,
+			                 .nmodels = nx, .weights = w, .lambda = 1, .density = 1,
+			                 .sign_count = way == 1, .normalize = 1, .divisor = 1};
+			ckpt_mvar v = {.m = &m, .out = CKPT_F32, .types = types, .a = 1, .lambda = 1,
+			               .dc = 1, .nx = nx};
+
+			assert_int_equal(ckpt_method_range(&v, ptr, out, 0, 0, N), 0);
+			for (size_t i = 0; i < N; i++) {
+				double b = in[0][i], e = 0, s = 0, sw = 0;
+				ckpt_big num, den, term;
+
+				for (size_t k = 0; k < nx; k++) {
+					double t = in[k + 1][i] - b;
+
+					e += way == 1 ? (double)((t > 0) - (t < 0)) : w[k] * t; /* (exact) */
+				}
+				for (size_t k = 0; k < nx; k++) {
+					double t = in[k + 1][i] - b;
+
+					if (way == 2 || (t != 0 && (t > 0) == (e >= 0))) {
+						s += w[k] * t;
+						sw += w[k];
+					}
+				}
+				if (way == 2)
+					sw = 1;
+				if (sw == 0) {
+					assert_true(out[i] == (float)b);
+					continue;
+				}
+				ckpt_big_set(&num, b);
+				ckpt_big_mul(&num, sw);
+				ckpt_big_set(&term, s);
+				ckpt_big_add(&num, &term);
+				ckpt_big_set(&den, sw);
+				assert_true(out[i] == (float)ckpt_big_quotient(&num, &den, 1));
+			}
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -914,6 +979,7 @@ int main(void)
 		cmocka_unit_test(rounds_the_formula_once),
 		cmocka_unit_test(divides_by_odd_constants_exactly),
 		cmocka_unit_test(elects_plus_on_a_zero_sum),
+		cmocka_unit_test(elects_for_any_number_of_models),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
