@@ -187,6 +187,60 @@ static int bounded_narrow(const ckpt_mvar *v, struct scratch *s, const float *b,
 	return 1;
 }
 
+/* S and its terms' sizes in plain double (shi, smag), each term added to
+ * 0 in the models' order: element by element for up to FUSED models, nx
+ * a constant (the caller's switch: the loop over the models unrolls, the
+ * sums stay in registers and the loop vectorises), or a model at a time
+ * over the block's arrays. */
+enum { FUSED = 4 };
+
+static inline void plain_sums_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in,
+                                  size_t m, int masked, double beta, size_t nx)
+{
+	const float *b = in[0], *x[FUSED];
+	const double *keep[FUSED];
+	double w[FUSED], *restrict shi = s->shi, *restrict smag = s->smag;
+
+	for (size_t k = 0; k < nx; k++) {
+		x[k] = in[k + 1];
+		keep[k] = keep_row(s, k, masked);
+		w[k] = v->m->weights[k];
+	}
+	for (size_t i = 0; i < m; i++) {
+		double sh = 0, sm = 0;
+
+#pragma GCC unroll 4
+		for (size_t k = 0; k < nx; k++) {
+			double p = keep[k][i] * w[k] * ((double)x[k][i] - beta * (double)b[i]);
+
+			sh = sh + p;
+			sm = sm + fabs(p);
+		}
+		shi[i] = sh;
+		smag[i] = sm;
+	}
+}
+
+CKPT_WIDE_VECTORS
+static void plain_sums_rows_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in,
+                                size_t m, int masked, double beta)
+{
+	const float *b = in[0];
+
+	for (size_t k = 0; k < v->nx; k++) {
+		const float *x = in[k + 1];
+		const double *keep = keep_row(s, k, masked);
+		double w = v->m->weights[k];
+
+		for (size_t i = 0; i < m; i++) {
+			double p = keep[i] * w * ((double)x[i] - beta * (double)b[i]);
+
+			s->shi[i] = (k == 0 ? 0.0 : s->shi[i]) + p;
+			s->smag[i] = (k == 0 ? 0.0 : s->smag[i]) + fabs(p);
+		}
+	}
+}
+
 /* Where the block is not exact (or no element can be) and nothing is
  * elected: ckpt_mquick()'s arithmetic and bound, from the float32 inputs
  * (times 1 / D rather than divided by D: two roundings for one, counted),
@@ -203,19 +257,12 @@ static int bounded_f32(const ckpt_mvar *v, struct scratch *s, const float *const
 
 	if (!isnormal(inv) || !isnormal(v->dc))
 		return 0;
-	for (size_t i = 0; i < m; i++)
-		s->shi[i] = s->smag[i] = 0;
-	for (size_t k = 0; k < v->nx; k++) {
-		const float *x = in[k + 1];
-		const double *keep = keep_row(s, k, masked);
-		double w = v->m->weights[k];
-
-		for (size_t i = 0; i < m; i++) {
-			double p = keep[i] * w * ((double)x[i] - beta * (double)b[i]);
-
-			s->shi[i] += p;
-			s->smag[i] += fabs(p);
-		}
+	switch (v->nx) {
+	case 1: plain_sums_f32(v, s, in, m, masked, beta, 1); break;
+	case 2: plain_sums_f32(v, s, in, m, masked, beta, 2); break;
+	case 3: plain_sums_f32(v, s, in, m, masked, beta, 3); break;
+	case 4: plain_sums_f32(v, s, in, m, masked, beta, 4); break;
+	default: plain_sums_rows_f32(v, s, in, m, masked, beta); break;
 	}
 	if (v->out != CKPT_F32)
 		return bounded_narrow(v, s, b, out, m, bad);
@@ -249,7 +296,6 @@ static int bounded_f32(const ckpt_mvar *v, struct scratch *s, const float *const
  * over the models unroll, the sums stay in registers and the loop
  * vectorises: a quarter less time than a loop per model over the block's
  * arrays (TIES, 3 models), which is what more models take. */
-enum { FUSED = 4 };
 
 static inline double vote(int count, double keep, double w, double sw, double t)
 {

@@ -955,6 +955,31 @@ static void elects_for_any_number_of_models(void **state)
 		}
 }
 
+/* Plain double arithmetic's bound counts the terms' sizes, not their sum:
+ * task vectors 2^40 - 2^-20 and -2^40 - 2^-20 (each rounded in double)
+ * cancel to 0 there, and r = b + (1/3) S (lambda of many bits: no exact
+ * step) is exactly 2^-20 / 3, not b = 2^-20 - for 2 models (the loop for
+ * a few) and 5 (a model at a time: the other three equal to the base). */
+static void bounds_cancelling_terms_by_their_sizes(void **state)
+{
+	enum { MOST = 5 };
+	float b = 0x1p-20f, x[MOST] = {0x1p40f, -0x1p40f, 0x1p-20f, 0x1p-20f, 0x1p-20f}, out;
+	const void *in[MOST + 1] = {&b, &x[0], &x[1], &x[2], &x[3], &x[4]};
+	double w[MOST] = {1, 1, 1, 1, 1};
+	ckpt_dtype types[MOST + 1] = {CKPT_F32, CKPT_F32, CKPT_F32, CKPT_F32, CKPT_F32, CKPT_F32};
+
+	(void)state;
+	for (size_t nx = 2; nx <= MOST; nx += MOST - 2) {
+		ckpt_method m = {.kind = CKPT_TASK_ARITHMETIC, .nmodels = nx, .weights = w,
+		                 .lambda = 1.0 / 3, .density = 1, .divisor = 1};
+		ckpt_mvar v = {.m = &m, .out = CKPT_F32, .types = types, .a = 1,
+		               .lambda = 1.0 / 3, .dc = 1, .nx = nx};
+
+		assert_int_equal(ckpt_method_range(&v, in, &out, 0, 0, 1), 0);
+		assert_true(out == (float)(0x1p-20 / 3));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -980,6 +1005,7 @@ int main(void)
 		cmocka_unit_test(divides_by_odd_constants_exactly),
 		cmocka_unit_test(elects_plus_on_a_zero_sum),
 		cmocka_unit_test(elects_for_any_number_of_models),
+		cmocka_unit_test(bounds_cancelling_terms_by_their_sizes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
