@@ -191,8 +191,17 @@ static int bounded_narrow(const ckpt_mvar *v, struct scratch *s, const float *b,
  * 0 in the models' order: element by element for up to FUSED models, nx
  * a constant (the caller's switch: the loop over the models unrolls, the
  * sums stay in registers and the loop vectorises), or a model at a time
- * over the block's arrays. */
+ * over the block's arrays, zeroed first. */
 enum { FUSED = 4 };
+
+/* (clang leaves them scalar - it vectorises the loops over the models,
+ * whose sums it may not reorder, and not the loop over the elements -
+ * and takes the loops a model at a time instead) */
+#ifdef __clang__
+#define FUSED_LOOPS 0
+#else
+#define FUSED_LOOPS 1
+#endif
 
 static inline void plain_sums_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in,
                                   size_t m, int masked, double beta, size_t nx)
@@ -227,6 +236,8 @@ static void plain_sums_rows_f32(const ckpt_mvar *v, struct scratch *s, const flo
 {
 	const float *b = in[0];
 
+	for (size_t i = 0; i < m; i++)
+		s->shi[i] = s->smag[i] = 0;
 	for (size_t k = 0; k < v->nx; k++) {
 		const float *x = in[k + 1];
 		const double *keep = keep_row(s, k, masked);
@@ -235,8 +246,8 @@ static void plain_sums_rows_f32(const ckpt_mvar *v, struct scratch *s, const flo
 		for (size_t i = 0; i < m; i++) {
 			double p = keep[i] * w * ((double)x[i] - beta * (double)b[i]);
 
-			s->shi[i] = (k == 0 ? 0.0 : s->shi[i]) + p;
-			s->smag[i] = (k == 0 ? 0.0 : s->smag[i]) + fabs(p);
+			s->shi[i] += p;
+			s->smag[i] += fabs(p);
 		}
 	}
 }
@@ -257,7 +268,7 @@ static int bounded_f32(const ckpt_mvar *v, struct scratch *s, const float *const
 
 	if (!isnormal(inv) || !isnormal(v->dc))
 		return 0;
-	switch (v->nx) {
+	switch (FUSED_LOOPS ? v->nx : 0) {
 	case 1: plain_sums_f32(v, s, in, m, masked, beta, 1); break;
 	case 2: plain_sums_f32(v, s, in, m, masked, beta, 2); break;
 	case 3: plain_sums_f32(v, s, in, m, masked, beta, 3); break;
@@ -339,7 +350,7 @@ static inline void formula_f32(const ckpt_mvar *v, struct scratch *s, const floa
 }
 
 /* The same a model at a time (any number of them): the sums in the
- * block's arrays. */
+ * block's arrays, zeroed first (clang vectorises these loops only so). */
 CKPT_WIDE_VECTORS
 static void formula_rows_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in,
                              size_t m, int masked)
@@ -349,28 +360,40 @@ static void formula_rows_f32(const ckpt_mvar *v, struct scratch *s, const float 
 	int elects = ckpt_method_elects(v->m->kind), normalised = elects && v->m->normalize;
 	int count = v->m->sign_count;
 
+	memset(s->shi, 0, m * sizeof *s->shi);
+	if (elects) {
+		memset(s->whi, 0, m * sizeof *s->whi);
+		memset(s->res, 0, m * sizeof *s->res);
+	}
 	for (size_t k = 0; elects && k < v->nx; k++) {
 		const float *x = in[k + 1];
 		const double *keep = keep_row(s, k, masked);
 		double w = v->m->weights[k], sw = sign_d(w);
 
 		for (size_t i = 0; i < m; i++)
-			s->res[i] = (k == 0 ? 0.0 : s->res[i]) +
-			            vote(count, keep[i], w, sw, (double)x[i] - (double)b[i]);
+			s->res[i] += vote(count, keep[i], w, sw, (double)x[i] - (double)b[i]);
 	}
 	for (size_t i = 0; elects && i < m; i++)
 		s->res[i] = s->res[i] >= 0 ? 1.0 : -1.0;
-	for (size_t k = 0; k < v->nx; k++) {
+	for (size_t k = 0; !elects && k < v->nx; k++) {
+		const float *x = in[k + 1];
+		const double *keep = keep_row(s, k, masked);
+		double w = v->m->weights[k];
+
+		for (size_t i = 0; i < m; i++)
+			s->shi[i] += keep[i] * w * ((double)x[i] - beta * (double)b[i]);
+	}
+	for (size_t k = 0; elects && k < v->nx; k++) {
 		const float *x = in[k + 1];
 		const double *keep = keep_row(s, k, masked);
 		double w = v->m->weights[k], sw = sign_d(w);
 
 		for (size_t i = 0; i < m; i++) {
-			double t = (double)x[i] - beta * (double)b[i];
-			double kp = !elects || agrees(t, sw, s->res[i]) ? keep[i] : 0.0;
+			double t = (double)x[i] - (double)b[i], kp = keep[i];
 
-			s->shi[i] = (k == 0 ? 0.0 : s->shi[i]) + kp * w * t;
-			s->whi[i] = (k == 0 ? 0.0 : s->whi[i]) + kp * w;
+			kp = agrees(t, sw, s->res[i]) ? kp : 0.0;
+			s->shi[i] += kp * w * t;
+			s->whi[i] += kp * w;
 		}
 	}
 	for (size_t i = 0; i < m; i++) {
@@ -399,7 +422,7 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 
 	if (s->exact_c == 0 || !block_exact(in, v->nx + 1, m, s->exact_c))
 		return elects ? 0 : bounded_f32(v, s, in, out, m, masked, bad);
-	switch (v->nx * 3 + (size_t)(elects + (elects && v->m->sign_count))) {
+	switch (FUSED_LOOPS ? v->nx * 3 + (size_t)(elects + (elects && v->m->sign_count)) : 0) {
 	FORMULA_CASES(1)
 	FORMULA_CASES(2)
 	FORMULA_CASES(3)
