@@ -414,6 +414,7 @@ static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
 	double *wbuf = calloc(j->nin, sizeof *wbuf);
 	ckpt_dtype to = opt.dtype != CKPT_OTHER ? opt.dtype : v0->dtype;
 	struct work w[2] = {{0}};
+	struct reading rd;
 	ckpt_combine c, natural;
 	int rc = 0, k = 0, lossy = !ckpt_dtype_holds(to, v0->dtype);
 
@@ -447,25 +448,19 @@ static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
 		if (!w[i].ptrs || !w[i].out || (lossy && !w[i].scratch))
 			die("out of memory");
 	}
-	for (left = sh->end - sh->first;; k ^= 1) {
-		/* slab i into w[k]; slab i-1 still in w[k^1], being combined */
-		rc = 0;
-		for (size_t i = 0; left && i < m; i++) {
-			if ((rc = ckpt_slab_next(&s[i])) < 0)
-				die_lib();
-			w[k].ptrs[i] = s[i].buf;
-		}
-		/* the previous slab: finish it together, start on this one,
-		 * then write the previous one while the worker goes on */
-		if (w[k ^ 1].pending) {
-			bad += work_complete(&w[k ^ 1]);
-			*changed += changed_by_dtype(&w[k ^ 1], v0);
-		}
-		if (rc > 0) {
+	reading_open(&rd, s, m);
+	/* slab i combined by both threads while slab i - 1 is written and
+	 * slab i + 1 read (work.c) */
+	for (left = sh->end - sh->first, rc = reading_all(&rd, left > 0);; k ^= 1) {
+		reading_start(&rd, rc && left > 1, NULL);
+		if (rc) {
+			for (size_t i = 0; i < m; i++)
+				w[k].ptrs[i] = s[i].buf;
 			left--;
 			ckpt_slab_region(&s[0], &w[k].region);
 			w[k].start = s[0].start;
-			work_start(&w[k], s[0].count);
+			work_start(&w[k], s[0].count, &rd);
+			progress_add(s[0].count * ckpt_dtype_size(v0->dtype) * m);
 		}
 		if (w[k ^ 1].pending) {
 			if (ckpt_outvar_write(ov, &w[k ^ 1].region, w[k ^ 1].out) < 0)
@@ -473,10 +468,14 @@ static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
 			w[k ^ 1].pending = 0;
 			written++;
 		}
-		if (rc == 0)
+		reading_take(&rd);
+		if (!rc)
 			break;
-		progress_add(s[0].count * ckpt_dtype_size(v0->dtype) * m);
+		bad += work_complete(&w[k]);
+		*changed += changed_by_dtype(&w[k], v0);
+		rc = reading_done(&rd);
 	}
+	reading_close(&rd);
 	write_rest(ov, written, sh->rounds);
 	for (size_t i = 0; i < m; i++)
 		ckpt_slab_close(&s[i]);

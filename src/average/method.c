@@ -45,17 +45,6 @@ static void close_all(struct readers *r)
 	free(r->types);
 }
 
-/* The next slab of every input: 1, or 0 at the end. */
-static int next_all(struct readers *r)
-{
-	int rc = 0;
-
-	for (size_t k = 0; k < r->n; k++)
-		if ((rc = ckpt_slab_next(&r->s[k])) < 0)
-			die_lib();
-	return rc;
-}
-
 /* The elements a pass reads: the slabs that hold [from, to) (to 0: to the
  * end); a pass reads each of its spans in turn, in slabs of `per` elements
  * (0: AVG_SLAB_BYTES). */
@@ -160,26 +149,31 @@ static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **c
 	struct cur_slab s = {&r, NULL, 0, doubles, NULL};
 	struct taker h[2]; /* h[1] the worker's */
 	struct pieces p = {.fn = take_piece, .ctx = {&h[0], &h[1]}, .piece = PIECE};
+	struct reading rd;
 	int more;
 
 	open_all(j, v0, &r, sp.per ? sp.per * ckpt_dtype_size(v0->dtype) : AVG_SLAB_BYTES);
+	reading_open(&rd, r.s, r.n);
 	if (!(s.in = calloc(j->nin, sizeof *s.in)))
 		die("out of memory");
 	new_taker(&h[0], fn, ctx[0], &s, j->nin);
 	new_taker(&h[1], fn, ctx[split ? 1 : 0], &s, j->nin);
 	for (s.span = sp.at; s.span < sp.at + sp.n; s.span++) {
 		seek_all(&r, s.span->from);
-		for (more = next_all(&r); more;) {
+		for (more = reading_all(&rd, 1); more;) {
 			for (size_t k = 0; k < j->nin; k++)
 				s.in[k] = r.s[k].buf;
 			s.start = r.s[0].start;
+			reading_start(&rd, !s.span->to || s.start + r.s[0].count < s.span->to, &p);
 			pieces_start(&p, r.s[0].count);
-			more = !s.span->to || s.start + r.s[0].count < s.span->to ? next_all(&r) : 0;
+			reading_take(&rd);
 			pieces_finish(&p, split);
+			more = reading_done(&rd);
 			if (after)
 				after(arg, s.start + p.n);
 		}
 	}
+	reading_close(&rd);
 	close_all(&r);
 	free(s.in);
 	free_taker(&h[0]);
@@ -517,11 +511,13 @@ static size_t apply(struct job *j, ckpt_outvar *ov, const ckpt_mvar *mv, ckpt_dt
                     const struct share *sh, size_t *written)
 {
 	struct readers r;
+	struct reading rd;
 	struct work w[2] = {{0}};
 	size_t bad = 0, left = sh->end - sh->first;
 	int k = 0, rc;
 
 	open_all(j, mv->var, &r, AVG_SLAB_BYTES);
+	reading_open(&rd, r.s, r.n);
 	for (int i = 0; i < 2; i++) {
 		w[i].method = mv;
 		w[i].ptrs = calloc(r.n, sizeof *w[i].ptrs);
@@ -531,20 +527,18 @@ static size_t apply(struct job *j, ckpt_outvar *ov, const ckpt_mvar *mv, ckpt_dt
 	}
 	for (size_t i = 0; i < r.n; i++)
 		ckpt_slab_seek(&r.s[i], sh->first);
-	for (;; k ^= 1) {
-		rc = left ? next_all(&r) : 0;
-		for (size_t i = 0; rc && i < r.n; i++)
-			w[k].ptrs[i] = r.s[i].buf;
-		if (w[k ^ 1].pending) {
-			bad += work_complete(&w[k ^ 1]);
-			if (w[k ^ 1].oom)
-				die("out of memory");
-		}
+	/* slab i combined by both threads while slab i - 1 is written and
+	 * slab i + 1 read (work.c) */
+	for (rc = reading_all(&rd, left > 0);; k ^= 1) {
+		reading_start(&rd, rc && left > 1, NULL);
 		if (rc) {
+			for (size_t i = 0; i < r.n; i++)
+				w[k].ptrs[i] = r.s[i].buf;
 			left--;
 			ckpt_slab_region(&r.s[0], &w[k].region);
 			w[k].start = r.s[0].start;
-			work_start(&w[k], r.s[0].count);
+			work_start(&w[k], r.s[0].count, &rd);
+			progress_add(r.s[0].count * ckpt_dtype_size(mv->var->dtype) * r.n);
 		}
 		if (w[k ^ 1].pending) {
 			if (ckpt_outvar_write(ov, &w[k ^ 1].region, w[k ^ 1].out) < 0)
@@ -552,10 +546,15 @@ static size_t apply(struct job *j, ckpt_outvar *ov, const ckpt_mvar *mv, ckpt_dt
 			w[k ^ 1].pending = 0;
 			++*written;
 		}
+		reading_take(&rd);
 		if (!rc)
 			break;
-		progress_add(r.s[0].count * ckpt_dtype_size(mv->var->dtype) * r.n);
+		bad += work_complete(&w[k]);
+		if (w[k].oom)
+			die("out of memory");
+		rc = reading_done(&rd);
 	}
+	reading_close(&rd);
 	close_all(&r);
 	for (int i = 0; i < 2; i++) {
 		free(w[i].ptrs);

@@ -1,7 +1,11 @@
-/* work.c - a slab's pieces taken by a worker thread and the main thread. */
+/* work.c - a slab's pieces taken by a worker thread and the main thread;
+ * the next slab read by both. */
 #include "average/work.h"
+#include "prog.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 static void take(struct pieces *p, void *ctx)
 {
@@ -16,6 +20,8 @@ static void *worker(void *arg)
 	struct pieces *p = arg;
 
 	take(p, p->ctx[1]);
+	if (p->then)
+		reading_take(p->then);
 	return NULL;
 }
 
@@ -33,6 +39,54 @@ void pieces_finish(struct pieces *p, int help)
 	if (p->threaded)
 		pthread_join(p->thread, NULL);
 	p->threaded = 0;
+}
+
+void reading_open(struct reading *rd, ckpt_slab *s, size_t n)
+{
+	*rd = (struct reading){.s = s, .n = n, .rc = calloc(n ? n : 1, sizeof *rd->rc),
+	                       .parallel = 1};
+	if (!rd->rc)
+		die("out of memory");
+	for (size_t k = 0; k < n; k++)
+		rd->parallel &= s[k].in_place;
+}
+
+void reading_close(struct reading *rd)
+{
+	free(rd->rc);
+	rd->rc = NULL;
+}
+
+void reading_start(struct reading *rd, int more, struct pieces *p)
+{
+	rd->todo = more ? rd->n : 0;
+	atomic_store(&rd->next, 0);
+	if (p)
+		p->then = rd->parallel && more ? rd : NULL;
+}
+
+void reading_take(struct reading *rd)
+{
+	size_t k;
+
+	while ((k = atomic_fetch_add(&rd->next, 1)) < rd->todo)
+		if ((rd->rc[k] = ckpt_slab_next(&rd->s[k])) < 0 &&
+		    !atomic_exchange(&rd->failed, 1))
+			snprintf(rd->msg, sizeof rd->msg, "%s", ckpt_errmsg());
+}
+
+int reading_done(struct reading *rd)
+{
+	if (atomic_load(&rd->failed))
+		die("%s", rd->msg);
+	return rd->todo ? rd->rc[0] : 0;
+}
+
+int reading_all(struct reading *rd, int more)
+{
+	reading_start(rd, more, NULL);
+	reading_take(rd);
+	return reading_done(rd);
 }
 
 #define PIECE (1u << 14) /* values a thread takes at a time */
@@ -54,7 +108,7 @@ static void combine_piece(void *ctx, size_t off, size_t n)
 		ckpt_combine_range(w->natural, w->ptrs, w->scratch, off, n);
 }
 
-void work_start(struct work *w, size_t n)
+void work_start(struct work *w, size_t n, struct reading *rd)
 {
 	for (int i = 0; i < 2; i++) {
 		w->half[i] = (struct work_half){w, 0};
@@ -62,6 +116,7 @@ void work_start(struct work *w, size_t n)
 	}
 	w->p.fn = combine_piece;
 	w->p.piece = PIECE;
+	w->p.then = rd && rd->parallel && rd->todo ? rd : NULL;
 	pieces_start(&w->p, n);
 	w->pending = 1;
 }

@@ -4,8 +4,11 @@
  * environment says:
  *   CKPT_FAULT_KILL=N      the N-th such call sends the process signal
  *                          CKPT_FAULT_SIG (default 9, SIGKILL) first
- *   CKPT_FAULT_FAIL=F:N:E  the N-th call of function F fails with errno E
+ *   CKPT_FAULT_FAIL=F:N:E  the N-th call of function F (one of those, or a
+ *                          read at an offset: pread) fails with errno E
  *                          (a number, or EPERM, EIO, EXDEV, ENOSPC, EMLINK)
+ *   CKPT_FAULT_OFF_MAIN=1  only calls from threads other than the main one
+ *                          count (a worker's reads)
  *   CKPT_FAULT_LOG=FILE    "fired" is appended to FILE when either happens
  * Only for tests: never linked into the programs. */
 #define _GNU_SOURCE
@@ -44,21 +47,25 @@ static int errno_named(const char *s)
 	return atoi(s);
 }
 
-/* 0 to go on, else the errno the call fails with. */
+/* 0 to go on, else the errno the call fails with (a read: not a step
+ * CKPT_FAULT_KILL counts). */
 static int fault(const char *fn)
 {
-	const char *kill_at = getenv("CKPT_FAULT_KILL"), *fail = getenv("CKPT_FAULT_FAIL");
+	const char *kill_at = strcmp(fn, "pread") ? getenv("CKPT_FAULT_KILL") : NULL;
+	const char *fail = getenv("CKPT_FAULT_FAIL");
 	const char *sig = getenv("CKPT_FAULT_SIG");
 	char name[32];
 	long n;
 	char e[32];
 
+	if (getenv("CKPT_FAULT_OFF_MAIN") && gettid() == getpid())
+		return 0;
 	if (kill_at && ++steps == atol(kill_at)) {
 		fired();
 		kill(getpid(), sig ? atoi(sig) : SIGKILL);
 	}
 	if (fail && sscanf(fail, "%31[^:]:%ld:%31s", name, &n, e) == 3 &&
-	    strcmp(name, fn) == 0 && ++calls == n) {
+	    strcmp(name, fn) == 0 && __atomic_add_fetch(&calls, 1, __ATOMIC_SEQ_CST) == n) {
 		fired();
 		return errno_named(e);
 	}
@@ -121,6 +128,13 @@ int fsync(int fd)
 	int e;
 	NEXT(int, fsync, (int));
 	return next_fsync(fd);
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	int e;
+	NEXT(ssize_t, pread, (int, void *, size_t, off_t));
+	return next_pread(fd, buf, n, off);
 }
 
 int fdatasync(int fd)
