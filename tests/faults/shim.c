@@ -9,6 +9,10 @@
  *                          (a number, or EPERM, EIO, EXDEV, ENOSPC, EMLINK)
  *   CKPT_FAULT_OFF_MAIN=1  only calls from threads other than the main one
  *                          count (a worker's reads)
+ *   CKPT_FAULT_SLOW_MAIN=U the main thread's reads of 64 KiB or more (a
+ *                          slab's) wait U microseconds first, so that a
+ *                          worker reads some however slowly it combines
+ *                          (under sanitizers)
  *   CKPT_FAULT_LOG=FILE    "fired" is appended to FILE when either happens
  * Only for tests: never linked into the programs. */
 #define _GNU_SOURCE
@@ -134,6 +138,8 @@ ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
 	int e;
 	NEXT(ssize_t, pread, (int, void *, size_t, off_t));
+	if (getenv("CKPT_FAULT_SLOW_MAIN") && n >= 65536 && gettid() == getpid())
+		usleep((useconds_t)atol(getenv("CKPT_FAULT_SLOW_MAIN")));
 	return next_pread(fd, buf, n, off);
 }
 
