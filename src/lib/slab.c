@@ -101,8 +101,10 @@ static void free_bufs(ckpt_slab *s)
 }
 
 /* Read the bytes of the slab just selected: at its offset in the file
- * (one copy, as cat makes: cheaper than mapping the pages), or pointed at
- * in an image. */
+ * (one copy, as cat makes: cheaper than mapping each slab's pages; a whole
+ * file mapped would be cheaper still, but resident memory would count it
+ * and a file truncated meanwhile would be a SIGBUS, not an error), or
+ * pointed at in an image. */
 static int read_in_place(ckpt_slab *s, size_t n)
 {
 	uint64_t off = s->addr + (s->start + s->count) * s->elsize;
