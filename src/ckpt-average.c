@@ -391,14 +391,21 @@ static const double *subset_weights(const struct job *j, const size_t *which,
 	return buf;
 }
 
-/* Values of the slab in w that --dtype changed: that the stored type does
- * not hold as the mean in the inputs' type is. */
-static uint64_t changed_by_dtype(const struct work *w, const ckpt_var *v0)
+/* Where the slabs of a variable are counted that --dtype changed. */
+struct changes {
+	const ckpt_var *v0;
+	uint64_t *changed;
+};
+
+/* Values of the slab in w that --dtype changed (work_slabs()' done): that
+ * the stored type does not hold as the mean in the inputs' type is. */
+static void changed_by_dtype(void *arg, const struct work *w)
 {
-	if (!w->natural)
-		return 0;
-	return count_changed(v0->name, w->start, w->natural->out, w->scratch, w->c->out,
-	                     w->out, w->p.n);
+	struct changes *c = arg;
+
+	if (w->natural)
+		*c->changed += count_changed(c->v0->name, w->start, w->natural->out, w->scratch,
+		                             w->c->out, w->out, w->p.n);
 }
 
 /* Average this rank's share of variable v0; returns how many values were
@@ -408,15 +415,16 @@ static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
                           const struct share *sh, uint64_t *changed)
 {
 	ckpt_slab *s = calloc(j->nin, sizeof *s);
-	size_t *which = calloc(j->nin, sizeof *which), m, bad = 0, left, written = 0;
+	size_t *which = calloc(j->nin, sizeof *which), m, bad = 0;
 	ckpt_dtype *types = calloc(j->nin, sizeof *types);
 	int mixed = 0;
 	double *wbuf = calloc(j->nin, sizeof *wbuf);
 	ckpt_dtype to = opt.dtype != CKPT_OTHER ? opt.dtype : v0->dtype;
 	struct work w[2] = {{0}};
-	struct reading rd;
+	struct changes cc = {v0, changed};
+	struct slab_run run;
 	ckpt_combine c, natural;
-	int rc = 0, k = 0, lossy = !ckpt_dtype_holds(to, v0->dtype);
+	int lossy = !ckpt_dtype_holds(to, v0->dtype);
 
 	if (!s || !which || !wbuf || !types)
 		die("out of memory");
@@ -448,35 +456,11 @@ static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
 		if (!w[i].ptrs || !w[i].out || (lossy && !w[i].scratch))
 			die("out of memory");
 	}
-	reading_open(&rd, s, m);
-	/* slab i combined by both threads while slab i - 1 is written and
-	 * slab i + 1 read (work.c) */
-	for (left = sh->end - sh->first, rc = reading_all(&rd, left > 0);; k ^= 1) {
-		reading_start(&rd, rc && left > 1, NULL);
-		if (rc) {
-			for (size_t i = 0; i < m; i++)
-				w[k].ptrs[i] = s[i].buf;
-			left--;
-			ckpt_slab_region(&s[0], &w[k].region);
-			w[k].start = s[0].start;
-			work_start(&w[k], s[0].count, &rd);
-			progress_add(s[0].count * ckpt_dtype_size(v0->dtype) * m);
-		}
-		if (w[k ^ 1].pending) {
-			if (ckpt_outvar_write(ov, &w[k ^ 1].region, w[k ^ 1].out) < 0)
-				die_lib();
-			w[k ^ 1].pending = 0;
-			written++;
-		}
-		reading_take(&rd);
-		if (!rc)
-			break;
-		bad += work_complete(&w[k]);
-		*changed += changed_by_dtype(&w[k], v0);
-		rc = reading_done(&rd);
-	}
-	reading_close(&rd);
-	write_rest(ov, written, sh->rounds);
+	run = (struct slab_run){s, m, sh->end - sh->first, ckpt_dtype_size(v0->dtype), ov,
+	                        changed_by_dtype, &cc, 0, 0};
+	work_slabs(w, &run);
+	bad = run.bad;
+	write_rest(ov, run.written, sh->rounds);
 	for (size_t i = 0; i < m; i++)
 		ckpt_slab_close(&s[i]);
 	for (int i = 0; i < 2; i++) {

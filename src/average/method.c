@@ -164,8 +164,8 @@ static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **c
 			for (size_t k = 0; k < j->nin; k++)
 				s.in[k] = r.s[k].buf;
 			s.start = r.s[0].start;
-			reading_start(&rd, !s.span->to || s.start + r.s[0].count < s.span->to, &p);
-			pieces_start(&p, r.s[0].count);
+			reading_start(&rd, !s.span->to || s.start + r.s[0].count < s.span->to);
+			pieces_start(&p, r.s[0].count, &rd);
 			reading_take(&rd);
 			pieces_finish(&p, split);
 			more = reading_done(&rd);
@@ -505,19 +505,15 @@ static void plan_var(struct job *j, const ckpt_var *v0, ckpt_dtype to, ckpt_mvar
 		types[k] = k ? ckpt_find(j->in[k], v0->name)->dtype : v0->dtype;
 }
 
-/* Compute this rank's slabs: slab i read while slab i - 1 is combined (on
- * two threads, work.c) and then written. */
+/* Compute this rank's slabs (work.c). */
 static size_t apply(struct job *j, ckpt_outvar *ov, const ckpt_mvar *mv, ckpt_dtype to,
                     const struct share *sh, size_t *written)
 {
 	struct readers r;
-	struct reading rd;
 	struct work w[2] = {{0}};
-	size_t bad = 0, left = sh->end - sh->first;
-	int k = 0, rc;
+	struct slab_run run;
 
 	open_all(j, mv->var, &r, AVG_SLAB_BYTES);
-	reading_open(&rd, r.s, r.n);
 	for (int i = 0; i < 2; i++) {
 		w[i].method = mv;
 		w[i].ptrs = calloc(r.n, sizeof *w[i].ptrs);
@@ -527,40 +523,16 @@ static size_t apply(struct job *j, ckpt_outvar *ov, const ckpt_mvar *mv, ckpt_dt
 	}
 	for (size_t i = 0; i < r.n; i++)
 		ckpt_slab_seek(&r.s[i], sh->first);
-	/* slab i combined by both threads while slab i - 1 is written and
-	 * slab i + 1 read (work.c) */
-	for (rc = reading_all(&rd, left > 0);; k ^= 1) {
-		reading_start(&rd, rc && left > 1, NULL);
-		if (rc) {
-			for (size_t i = 0; i < r.n; i++)
-				w[k].ptrs[i] = r.s[i].buf;
-			left--;
-			ckpt_slab_region(&r.s[0], &w[k].region);
-			w[k].start = r.s[0].start;
-			work_start(&w[k], r.s[0].count, &rd);
-			progress_add(r.s[0].count * ckpt_dtype_size(mv->var->dtype) * r.n);
-		}
-		if (w[k ^ 1].pending) {
-			if (ckpt_outvar_write(ov, &w[k ^ 1].region, w[k ^ 1].out) < 0)
-				die_lib();
-			w[k ^ 1].pending = 0;
-			++*written;
-		}
-		reading_take(&rd);
-		if (!rc)
-			break;
-		bad += work_complete(&w[k]);
-		if (w[k].oom)
-			die("out of memory");
-		rc = reading_done(&rd);
-	}
-	reading_close(&rd);
+	run = (struct slab_run){r.s, r.n, sh->end - sh->first, ckpt_dtype_size(mv->var->dtype), ov,
+	                        NULL, NULL, 0, 0};
+	work_slabs(w, &run);
+	*written += run.written;
 	close_all(&r);
 	for (int i = 0; i < 2; i++) {
 		free(w[i].ptrs);
 		free(w[i].out);
 	}
-	return bad;
+	return run.bad;
 }
 
 size_t method_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0, ckpt_dtype to,

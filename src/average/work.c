@@ -25,8 +25,9 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-void pieces_start(struct pieces *p, size_t n)
+void pieces_start(struct pieces *p, size_t n, struct reading *rd)
 {
+	p->then = rd && rd->parallel && rd->todo ? rd : NULL;
 	p->n = n;
 	atomic_store(&p->next, 0);
 	p->threaded = n > p->piece && pthread_create(&p->thread, NULL, worker, p) == 0;
@@ -57,12 +58,10 @@ void reading_close(struct reading *rd)
 	rd->rc = NULL;
 }
 
-void reading_start(struct reading *rd, int more, struct pieces *p)
+void reading_start(struct reading *rd, int more)
 {
 	rd->todo = more ? rd->n : 0;
 	atomic_store(&rd->next, 0);
-	if (p)
-		p->then = rd->parallel && more ? rd : NULL;
 }
 
 void reading_take(struct reading *rd)
@@ -84,7 +83,7 @@ int reading_done(struct reading *rd)
 
 int reading_all(struct reading *rd, int more)
 {
-	reading_start(rd, more, NULL);
+	reading_start(rd, more);
 	reading_take(rd);
 	return reading_done(rd);
 }
@@ -108,7 +107,9 @@ static void combine_piece(void *ctx, size_t off, size_t n)
 		ckpt_combine_range(w->natural, w->ptrs, w->scratch, off, n);
 }
 
-void work_start(struct work *w, size_t n, struct reading *rd)
+/* Start combining the slab of n values in w (the worker reading rd's
+ * next slabs once it has taken its pieces). */
+static void work_start(struct work *w, size_t n, struct reading *rd)
 {
 	for (int i = 0; i < 2; i++) {
 		w->half[i] = (struct work_half){w, 0};
@@ -116,13 +117,53 @@ void work_start(struct work *w, size_t n, struct reading *rd)
 	}
 	w->p.fn = combine_piece;
 	w->p.piece = PIECE;
-	w->p.then = rd && rd->parallel && rd->todo ? rd : NULL;
-	pieces_start(&w->p, n);
+	pieces_start(&w->p, n, rd);
 	w->pending = 1;
 }
 
-size_t work_complete(struct work *w)
+/* Combine what is left and wait for the worker: how many values were out
+ * of range. */
+static size_t work_complete(struct work *w)
 {
 	pieces_finish(&w->p, 1);
+	if (atomic_load(&w->oom))
+		die("out of memory");
 	return w->half[0].bad + w->half[1].bad;
+}
+
+void work_slabs(struct work w[2], struct slab_run *run)
+{
+	struct reading rd;
+	size_t left = run->left;
+	int k = 0, rc;
+
+	reading_open(&rd, run->s, run->n);
+	/* slab i combined by both threads while slab i - 1 is written and
+	 * slab i + 1 read */
+	for (rc = reading_all(&rd, left > 0);; k ^= 1) {
+		reading_start(&rd, rc && left > 1);
+		if (rc) {
+			for (size_t i = 0; i < run->n; i++)
+				w[k].ptrs[i] = run->s[i].buf;
+			left--;
+			ckpt_slab_region(&run->s[0], &w[k].region);
+			w[k].start = run->s[0].start;
+			work_start(&w[k], run->s[0].count, &rd);
+			progress_add(run->s[0].count * run->vsize * run->n);
+		}
+		if (w[k ^ 1].pending) {
+			if (ckpt_outvar_write(run->ov, &w[k ^ 1].region, w[k ^ 1].out) < 0)
+				die_lib();
+			w[k ^ 1].pending = 0;
+			run->written++;
+		}
+		reading_take(&rd);
+		if (!rc)
+			break;
+		run->bad += work_complete(&w[k]);
+		if (run->done)
+			run->done(run->arg, &w[k]);
+		rc = reading_done(&rd);
+	}
+	reading_close(&rd);
 }

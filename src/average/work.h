@@ -46,11 +46,11 @@ struct reading {
 
 void reading_open(struct reading *rd, ckpt_slab *s, size_t n);
 void reading_close(struct reading *rd);
-/* Read the next slabs (more) or not, the worker of p helping (p may be
- * NULL: this thread alone, at reading_take()). */
-void reading_start(struct reading *rd, int more, struct pieces *p);
+/* Read the next slabs (more) or not: by this thread at reading_take(),
+ * and by the worker of the pieces started next with rd. */
+void reading_start(struct reading *rd, int more);
 /* This thread's share; then, after the worker is joined (pieces_finish()
- * or work_complete()), the readers' ckpt_slab_next(): 1, or 0 at the end
+ * or work_slabs()), the readers' ckpt_slab_next(): 1, or 0 at the end
  * (or when nothing was read).  A failed read dies with its message. */
 void reading_take(struct reading *rd);
 int reading_done(struct reading *rd);
@@ -59,8 +59,9 @@ int reading_all(struct reading *rd, int more);
 
 /* Hand the n values to a worker thread: none where they are one piece or
  * less (its start would cost more than the piece: thousands of small
- * variables would pay it) or no thread starts. */
-void pieces_start(struct pieces *p, size_t n);
+ * variables would pay it) or no thread starts.  Once no piece is left the
+ * worker helps read rd's next slabs (rd may be NULL). */
+void pieces_start(struct pieces *p, size_t n, struct reading *rd);
 /* Take what is left here - but, where help is 0 and a worker runs, leave
  * them all to it, taken in order - and wait for the worker. */
 void pieces_finish(struct pieces *p, int help);
@@ -84,11 +85,21 @@ struct work {
 	atomic_int oom;      /* a merge method's block found no memory */
 };
 
-/* Hand the slab of n values in w to a worker thread (or to none: see
- * pieces_start()), which then helps read the next slab (rd, set up by
- * reading_start(), or NULL); combine what is left and wait for the worker,
- * returning how many values were out of range. */
-void work_start(struct work *w, size_t n, struct reading *rd);
-size_t work_complete(struct work *w);
+/* A variable's slabs combined: `left` slabs of the n readers s from where
+ * they are, each by both threads in w[0] or w[1] (set up but for the
+ * slab's pointers, region and start) while the one before is written to
+ * ov and the next read; done(arg, w), where given, after each is combined.
+ * vsize: a value's bytes, for the progress shown. */
+struct slab_run {
+	ckpt_slab *s;
+	size_t n, left, vsize;
+	ckpt_outvar *ov;
+	void (*done)(void *arg, const struct work *w);
+	void *arg;
+	size_t written;      /* slabs written */
+	size_t bad;          /* values out of the stored type's range */
+};
+
+void work_slabs(struct work w[2], struct slab_run *run);
 
 #endif
