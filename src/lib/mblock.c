@@ -86,49 +86,6 @@ static void dare_mask(const ckpt_mvar *v, struct scratch *s, uint64_t start, siz
 	}
 }
 
-/* Ranks above a boundary: keys are below 2^63, compared as signed
- * integers (which AVX2 compares, not unsigned ones). */
-static inline double below(int64_t ckey, int64_t cindex, double all, int64_t key,
-                           int64_t index)
-{
-	double r = key == ckey ? (index < cindex ? 1.0 : 0.0) : 0.0;
-
-	r = key > ckey ? 1.0 : r;
-	return all != 0 ? 1.0 : r;
-}
-
-/* 1 where the element of key and index at is in the window [lo, hi) */
-static inline double in_window(const ckpt_rank_cut *lo, const ckpt_rank_cut *hi, int64_t key,
-                               int64_t at)
-{
-	return below((int64_t)hi->key, (int64_t)hi->index, hi->all, key, at) *
-	       (1 - below((int64_t)lo->key, (int64_t)lo->index, lo->all, key, at));
-}
-
-/* Where no element of the block [start, start + m) has a cut's index, the
- * cut is a key alone: an element ranks above it when its key is above *g
- * (the cut's key, or one less where the block's indices are all below its
- * index; -1 for a cut past the last element).  Keys are at least 0, so no
- * g overflows. */
-static int plain_cut(const ckpt_rank_cut *c, uint64_t start, size_t m, int64_t *g)
-{
-	if (c->all)
-		*g = -1;
-	else if (c->index >= start + m)
-		*g = (int64_t)c->key - 1;
-	else if (c->index <= start)
-		*g = (int64_t)c->key;
-	else
-		return 0;
-	return 1;
-}
-
-/* 1 where key is in the window: above ghi's key, not above glo's */
-static inline double in_plain_window(int64_t glo, int64_t ghi, int64_t key)
-{
-	return key > ghi && key <= glo ? 1.0 : 0.0;
-}
-
 CKPT_WIDE_VECTORS
 static void magnitude_window(const ckpt_mvar *v, struct scratch *s, uint64_t start, size_t m)
 {
@@ -153,26 +110,6 @@ static void magnitude_window(const ckpt_mvar *v, struct scratch *s, uint64_t sta
 			memcpy(&key, &a, sizeof key);
 			keep[i] = in_window(&lo, &hi, key, (int64_t)(start + i));
 		}
-	}
-}
-
-/* The same from float32 inputs (in: the base's, then the models'). */
-CKPT_WIDE_VECTORS
-static void magnitude_window_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in,
-                                 uint64_t start, size_t m)
-{
-	for (size_t k = 0; k < v->nx; k++) {
-		const float *x = in[k + 1], *b = in[0];
-		double *keep = s->keep + k * BLOCK;
-		ckpt_rank_cut lo = v->lo[k], hi = v->hi[k];
-		int64_t glo, ghi;
-		int plain = plain_cut(&lo, start, m, &glo) && plain_cut(&hi, start, m, &ghi);
-
-		for (size_t i = 0; plain && i < m; i++)
-			keep[i] = in_plain_window(glo, ghi, (int64_t)ckpt_magnitude_key_f32(x[i], b[i]));
-		for (size_t i = 0; !plain && i < m; i++)
-			keep[i] = in_window(&lo, &hi, (int64_t)ckpt_magnitude_key_f32(x[i], b[i]),
-			                    (int64_t)(start + i));
 	}
 }
 
@@ -508,10 +445,8 @@ static int f32_block(const ckpt_mvar *v, struct scratch *s, const void *const *i
 		                      s->frow + k * BLOCK, m);
 	if (ckpt_method_random(v->m->kind))
 		dare_mask(v, s, start + off, m);
-	if (ckpt_method_ranks(v->m->kind))
-		magnitude_window_f32(v, s, at, start + off, m);
-	return ckpt_mquick_f32(v, s, at, (char *)out + off * ckpt_dtype_size(v->out), m, masked,
-	                       bad);
+	return ckpt_mquick_f32(v, s, at, (char *)out + off * ckpt_dtype_size(v->out), start + off,
+	                       m, masked, bad);
 }
 
 /* The block at off. */

@@ -84,6 +84,49 @@ static inline int agrees(double t, double sw, double r)
 	return t * (sw * r) > 0;
 }
 
+/* Ranks above a boundary: keys are below 2^63, compared as signed
+ * integers (which AVX2 compares, not unsigned ones). */
+static inline double below(int64_t ckey, int64_t cindex, double all, int64_t key,
+                           int64_t index)
+{
+	double r = key == ckey ? (index < cindex ? 1.0 : 0.0) : 0.0;
+
+	r = key > ckey ? 1.0 : r;
+	return all != 0 ? 1.0 : r;
+}
+
+/* 1 where the element of key and index at is in the window [lo, hi) */
+static inline double in_window(const ckpt_rank_cut *lo, const ckpt_rank_cut *hi, int64_t key,
+                               int64_t at)
+{
+	return below((int64_t)hi->key, (int64_t)hi->index, hi->all, key, at) *
+	       (1 - below((int64_t)lo->key, (int64_t)lo->index, lo->all, key, at));
+}
+
+/* Where no element of the block [start, start + m) has a cut's index, the
+ * cut is a key alone: an element ranks above it when its key is above *g
+ * (the cut's key, or one less where the block's indices are all below its
+ * index; -1 for a cut past the last element).  Keys are at least 0, so no
+ * g overflows. */
+static inline int plain_cut(const ckpt_rank_cut *c, uint64_t start, size_t m, int64_t *g)
+{
+	if (c->all)
+		*g = -1;
+	else if (c->index >= start + m)
+		*g = (int64_t)c->key - 1;
+	else if (c->index <= start)
+		*g = (int64_t)c->key;
+	else
+		return 0;
+	return 1;
+}
+
+/* 1 where key is in the window: above ghi's key, not above glo's */
+static inline double in_plain_window(int64_t glo, int64_t ghi, int64_t key)
+{
+	return key > ghi && key <= glo ? 1.0 : 0.0;
+}
+
 /* hard: also where the two bounds (lo_out, hi_out: es bytes each) rounded
  * apart */
 void ckpt_mblock_undecided(struct scratch *s, size_t m, size_t es);
@@ -97,12 +140,13 @@ size_t ckpt_mquick(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, i
 
 /* Its float32 step (the inputs float32, or 16-bit floats widened to
  * float): whether it applies to v (0; 1: all float32; 2: through float
- * rows); the block's m elements from the inputs (the base's, then the
- * models') into out, of v's output type, where the whole block is exact or
- * bounded (else 0, nothing done), adding the values that overflowed to
- * *bad. */
+ * rows); the block's m elements (the variable's from start) from the
+ * inputs (the base's, then the models') into out, of v's output type,
+ * where the whole block is exact or bounded (else 0, nothing done), adding
+ * the values that overflowed to *bad.  It applies the magnitude windows
+ * itself (DARE's mask: the caller's keep rows). */
 int ckpt_mquick_f32_applies(const ckpt_mvar *v, double exact_c);
 int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, void *out,
-                    size_t m, int masked, size_t *bad);
+                    uint64_t start, size_t m, int masked, size_t *bad);
 
 #endif

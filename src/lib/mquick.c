@@ -4,6 +4,7 @@
  * of the block is left to mblock.c's double-double and exact steps. */
 #include "convert.h"
 #include "mblockint.h"
+#include "methodint.h"
 #include "vec.h"
 
 #include <limits.h>
@@ -296,28 +297,79 @@ static int bounded_f32(const ckpt_mvar *v, struct scratch *s, const float *const
 	return 1;
 }
 
+/* The models' magnitude windows over the block into their keep rows
+ * (mblock.c's magnitude_window() from float32 inputs: the base's, then the
+ * models'). */
+CKPT_WIDE_VECTORS
+static void magnitude_window_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in,
+                                 uint64_t start, size_t m)
+{
+	for (size_t k = 0; k < v->nx; k++) {
+		const float *x = in[k + 1], *b = in[0];
+		double *keep = s->keep + k * BLOCK;
+		ckpt_rank_cut lo = v->lo[k], hi = v->hi[k];
+		int64_t glo, ghi;
+		int plain = plain_cut(&lo, start, m, &glo) && plain_cut(&hi, start, m, &ghi);
+
+		for (size_t i = 0; plain && i < m; i++)
+			keep[i] = in_plain_window(glo, ghi, (int64_t)ckpt_magnitude_key_f32(x[i], b[i]));
+		for (size_t i = 0; !plain && i < m; i++)
+			keep[i] = in_window(&lo, &hi, (int64_t)ckpt_magnitude_key_f32(x[i], b[i]),
+			                    (int64_t)(start + i));
+	}
+}
+
+
+/* Where every model's window is the keys' alone in the block (plain_cut()),
+ * their bounds (glo, ghi): the one-loop formula tests each element's key
+ * as it computes its task vector, and no keep rows are filled. */
+static int plain_windows(const ckpt_mvar *v, uint64_t start, size_t m, int64_t *glo,
+                         int64_t *ghi)
+{
+	for (size_t k = 0; k < v->nx; k++)
+		if (!plain_cut(&v->lo[k], start, m, &glo[k]) || !plain_cut(&v->hi[k], start, m, &ghi[k]))
+			return 0;
+	return 1;
+}
+
+/* 1 where the task vector t (x - b rounded, as its key) is in the plain
+ * window (glo, ghi] */
+static inline double keep_t(int64_t glo, int64_t ghi, double t)
+{
+	double a = fabs(t);
+	int64_t key;
+
+	memcpy(&key, &a, sizeof key);
+	return in_plain_window(glo, ghi, key);
+}
+
 /* The formula at each element of a block within the exact span, into res
  * (exact sums, one rounding of the quotient).  Each sum adds its terms to
  * 0 in the models' order (the same bits however the loops run).
  *
  * For up to FUSED models, element by element in one loop: the election's
- * sum, the agreeing models' sums and the quotient, for nx models and a way
- * of electing (none, by sum, by count) that are constants (the caller's
- * switch: as variables, the loop stays scalar), so that the loops
- * over the models unroll, the sums stay in registers and the loop
- * vectorises: a quarter less time than a loop per model over the block's
- * arrays (TIES, 3 models), which is what more models take. */
+ * sum, the agreeing models' sums and the quotient, for nx models, a way
+ * of electing (none, by sum, by count) and where the keeps come from (the
+ * rows, or each model's magnitude window tested on the task vector as it
+ * is computed) that are constants (the caller's switch: as variables, the
+ * loop stays scalar; and inlined always, lest GCC make a clone of its own
+ * with some of them variables again), so that the loops over the models
+ * unroll, the sums stay in registers and the loop vectorises: a quarter
+ * less time than a loop per model over the block's arrays (TIES, 3
+ * models), which is what more models take. */
 
 static inline double vote(int count, double keep, double w, double sw, double t)
 {
 	return count ? keep * sw * sign_d(t) : keep * w * t;
 }
 
-static inline void formula_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in,
-                               size_t m, int masked, size_t nx, int elects, int count)
+static inline __attribute__((always_inline)) void
+formula_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, size_t m, int masked,
+            const int64_t *glo, const int64_t *ghi, size_t nx, int elects, int count, int windowed)
 {
 	const float *b = in[0], *x[FUSED];
 	const double *keep[FUSED];
+	int64_t wlo[FUSED], whi[FUSED];
 	double beta = v->m->kind == CKPT_SLERP ? 0 : 1, dc = v->dc, a = v->a, lambda = v->lambda;
 	double w[FUSED], sw[FUSED], *restrict res = s->res;
 	int normalised = elects && v->m->normalize;
@@ -327,18 +379,26 @@ static inline void formula_f32(const ckpt_mvar *v, struct scratch *s, const floa
 		keep[k] = keep_row(s, k, masked);
 		w[k] = v->m->weights[k];
 		sw[k] = sign_d(w[k]);
+		wlo[k] = windowed ? glo[k] : 0;
+		whi[k] = windowed ? ghi[k] : 0;
 	}
 	for (size_t i = 0; i < m; i++) {
 		double bi = b[i], sh = 0, wh = 0, e = 0, d, dz;
 
 #pragma GCC unroll 4
-		for (size_t k = 0; elects && k < nx; k++)
-			e = e + vote(count, keep[k][i], w[k], sw[k], (double)x[k][i] - bi);
+		for (size_t k = 0; elects && k < nx; k++) {
+			double t = (double)x[k][i] - bi;
+
+			e = e + vote(count, windowed ? keep_t(wlo[k], whi[k], t) : keep[k][i], w[k],
+			             sw[k], t);
+		}
 		e = e >= 0 ? 1.0 : -1.0;
 #pragma GCC unroll 4
 		for (size_t k = 0; k < nx; k++) {
 			double t = (double)x[k][i] - beta * bi;
-			double kp = !elects || agrees(t, sw[k], e) ? keep[k][i] : 0.0;
+			double kp = windowed ? keep_t(wlo[k], whi[k], t) : keep[k][i];
+
+			kp = !elects || agrees(t, sw[k], e) ? kp : 0.0;
 
 			sh = sh + kp * w[k] * t;
 			wh = wh + kp * w[k];
@@ -403,11 +463,15 @@ static void formula_rows_f32(const ckpt_mvar *v, struct scratch *s, const float 
 	}
 }
 
-/* (formula_f32() for n models, each way of electing) */
-#define FORMULA_CASES(n)                                                      \
-	case 3 * (n): formula_f32(v, s, in, m, masked, n, 0, 0); break;       \
-	case 3 * (n) + 1: formula_f32(v, s, in, m, masked, n, 1, 0); break;   \
-	case 3 * (n) + 2: formula_f32(v, s, in, m, masked, n, 1, 1); break;
+/* (formula_f32() for n models, each way of electing, keeps from rows or
+ * windows) */
+#define FORMULA_CASE(n, e, c, w)                                                   \
+	case 6 * (n) + 2 * ((e) + (c)) + (w):                                      \
+		formula_f32(v, s, in, m, masked, glo, ghi, n, e, c, w);            \
+		break;
+#define FORMULA_CASES(n)                                                           \
+	FORMULA_CASE(n, 0, 0, 0) FORMULA_CASE(n, 0, 0, 1) FORMULA_CASE(n, 1, 0, 0)    \
+	FORMULA_CASE(n, 1, 0, 1) FORMULA_CASE(n, 1, 1, 0) FORMULA_CASE(n, 1, 1, 1)
 
 /* r = (a D b + lambda S) / D, from the float32 inputs (in: the base, then the
  * models, at the block) where the block is within the exact span: one
@@ -416,13 +480,23 @@ static void formula_rows_f32(const ckpt_mvar *v, struct scratch *s, const float 
  * values added to *bad. */
 CKPT_WIDE_VECTORS
 int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, void *out,
-                    size_t m, int masked, size_t *bad)
+                    uint64_t start, size_t m, int masked, size_t *bad)
 {
-	int elects = ckpt_method_elects(v->m->kind);
+	int elects = ckpt_method_elects(v->m->kind), ranks = ckpt_method_ranks(v->m->kind);
+	int exact = s->exact_c != 0 && block_exact(in, v->nx + 1, m, s->exact_c);
+	int64_t glo[FUSED], ghi[FUSED];
+	int windowed = exact && ranks && FUSED_LOOPS && v->nx <= FUSED &&
+	               plain_windows(v, start, m, glo, ghi);
 
-	if (s->exact_c == 0 || !block_exact(in, v->nx + 1, m, s->exact_c))
-		return elects ? 0 : bounded_f32(v, s, in, out, m, masked, bad);
-	switch (FUSED_LOOPS ? v->nx * 3 + (size_t)(elects + (elects && v->m->sign_count)) : 0) {
+	if (!exact && elects)
+		return 0;
+	if (ranks && !windowed)
+		magnitude_window_f32(v, s, in, start, m);
+	if (!exact)
+		return bounded_f32(v, s, in, out, m, masked, bad);
+	switch (FUSED_LOOPS ? v->nx * 6 + (size_t)(2 * (elects + (elects && v->m->sign_count)) +
+	                                           windowed)
+	                    : 0) {
 	FORMULA_CASES(1)
 	FORMULA_CASES(2)
 	FORMULA_CASES(3)
@@ -430,6 +504,7 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 	default: formula_rows_f32(v, s, in, m, masked); break;
 	}
 #undef FORMULA_CASES
+#undef FORMULA_CASE
 	*bad += ckpt_from_double(v->out, s->res, out, m);
 	return 1;
 }

@@ -955,6 +955,91 @@ static void elects_for_any_number_of_models(void **state)
 		}
 }
 
+/* Whether element i, of magnitude key, ranks in the window [lo, hi):
+ * method.h's rule, from its words. */
+static int ranks_within(const ckpt_rank_cut *lo, const ckpt_rank_cut *hi, uint64_t key,
+                        uint64_t i)
+{
+	int below_hi = hi->all || key > hi->key || (key == hi->key && i < hi->index);
+	int below_lo = lo->all || key > lo->key || (key == lo->key && i < lo->index);
+
+	return below_hi && !below_lo;
+}
+
+/* Magnitude windows, by TIES (elected by sum, by count) and breadcrumbs,
+ * for 1 to 6 models, against the exact result: blocks where the windows
+ * are keys alone (the float32 step tests them in its one loop), blocks
+ * holding a cut's index (the keep rows), a block with a value of 2^100
+ * (not within the exact span: bounded, or the general step), on a grid
+ * coarse enough that keys equal to a cut's are many. */
+static void keeps_the_magnitude_windows_in_every_step(void **state)
+{
+	enum { N = 1024, MOST = 6 };
+	static float in[MOST + 1][N], out[N];
+	const void *ptr[MOST + 1];
+	double w[MOST] = {1, 0.5, 2, 0.25, 1.5, 0.75};
+	ckpt_dtype types[MOST + 1];
+	ckpt_rank_cut lo[MOST], hi[MOST];
+	uint64_t z = 5;
+
+	(void)state;
+	for (size_t k = 0; k <= MOST; k++) {
+		for (size_t i = 0; i < N; i++) {
+			z = z * 6364136223846793005u + 1442695040888963407u;
+			in[k][i] = k && z >> 62 == 0 ? in[0][i]
+			                             : ldexpf((float)((int64_t)(z >> 58) - 32), -4);
+			in[k][i] = i == 1000 ? 0x1p100f : in[k][i];
+		}
+		ptr[k] = in[k];
+		types[k] = CKPT_F32;
+	}
+	for (size_t k = 0; k < MOST; k++) { /* (blocks 0 and 2 plain, 1 and 3 not) */
+		lo[k] = (ckpt_rank_cut){ckpt_magnitude_key(0.75 + 0.0625 * (double)k, 0), 300, 0};
+		hi[k] = (ckpt_rank_cut){ckpt_magnitude_key(0.125, 0), 900 + k, 0};
+	}
+	for (size_t nx = 1; nx <= MOST; nx++)
+		for (int way = 0; way < 3; way++) { /* elect by sum, by count; none */
+			ckpt_method m = {.kind = way < 2 ? CKPT_TIES : CKPT_BREADCRUMBS,
+			                 .nmodels = nx, .weights = w, .lambda = 1, .density = 1,
+			                 .sign_count = way == 1, .normalize = 1, .divisor = 1};
+			ckpt_mvar v = {.m = &m, .out = CKPT_F32, .types = types, .a = 1, .lambda = 1,
+			               .dc = 1, .nx = nx, .lo = lo, .hi = hi};
+
+			assert_int_equal(ckpt_method_range(&v, ptr, out, 0, 0, N), 0);
+			for (size_t i = 0; i < N; i++) {
+				double b = in[0][i], e = 0, s = 0, sw = 0;
+				int keep[MOST];
+				ckpt_big num, den, term;
+
+				for (size_t k = 0; k < nx; k++) {
+					double t = in[k + 1][i] - b;
+
+					keep[k] = ranks_within(&lo[k], &hi[k], ckpt_magnitude_key(in[k + 1][i], b), i);
+					e += !keep[k] ? 0 : way == 1 ? (double)((t > 0) - (t < 0)) : w[k] * t;
+				}
+				for (size_t k = 0; k < nx; k++) {
+					double t = in[k + 1][i] - b;
+
+					if (keep[k] && (way == 2 || (t != 0 && (t > 0) == (e >= 0)))) {
+						s += w[k] * t;
+						sw += w[k];
+					}
+				}
+				sw = way == 2 ? 1 : sw;
+				if (sw == 0) {
+					assert_true(out[i] == (float)b);
+					continue;
+				}
+				ckpt_big_set(&num, b);
+				ckpt_big_mul(&num, sw);
+				ckpt_big_set(&term, s);
+				ckpt_big_add(&num, &term);
+				ckpt_big_set(&den, sw);
+				assert_true(out[i] == (float)ckpt_big_quotient(&num, &den, 1));
+			}
+		}
+}
+
 /* Plain double arithmetic's bound counts the terms' sizes, not their sum:
  * task vectors 2^40 - 2^-20 and -2^40 - 2^-20 (each rounded in double)
  * cancel to 0 there, and r = b + (1/3) S (lambda of many bits: no exact
@@ -1005,6 +1090,7 @@ int main(void)
 		cmocka_unit_test(divides_by_odd_constants_exactly),
 		cmocka_unit_test(elects_plus_on_a_zero_sum),
 		cmocka_unit_test(elects_for_any_number_of_models),
+		cmocka_unit_test(keeps_the_magnitude_windows_in_every_step),
 		cmocka_unit_test(bounds_cancelling_terms_by_their_sizes),
 	};
 
