@@ -260,9 +260,9 @@ static void sample(struct job *j, const ckpt_var *v0, struct keying *k, uint64_t
 static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 {
 	uint64_t first, keep, sampled = 0;
-	char after[64] = "";
-	size_t want;
-	int passes;
+	char after[64] = "", partial[64] = "";
+	size_t want, spans = 0;
+	int passes, ranged = 0;
 	struct keying *k = malloc(2 * sizeof *k);
 	struct span *range = malloc(2 * mv->nx * sizeof *range);
 	ckpt_topk *t;
@@ -290,6 +290,8 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 		 * the ranges' count) */
 		while (nr < 2 * mv->nx && ckpt_topk_range(t, nr, &range[nr].from, &range[nr].to))
 			nr++;
+		ranged += nr != 0;
+		spans += nr;
 		if (nr) /* (in flat order, on lane 0) */
 			each_piece(j, v0, key_piece, ctx, 0, (struct spans){range, nr, 0}, 0, NULL, NULL);
 		else
@@ -309,9 +311,12 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 	if (want)
 		snprintf(after, sizeof after, " (after a sample of %llu elements)",
 		         (unsigned long long)sampled);
+	if (ranged) /* (a pass over the slabs of some stretches alone) */
+		snprintf(partial, sizeof partial, " and %d over %zu stretch%s alone", ranged, spans,
+		         spans == 1 ? "" : "es");
 	if (j->verbose)
-		warn("%s: magnitude windows found in %d pass%s%s", v0->name, passes,
-		     passes == 1 ? "" : "es", after);
+		warn("%s: magnitude windows found in %d pass%s%s%s", v0->name, passes - ranged,
+		     passes - ranged == 1 ? "" : "es", partial, after);
 }
 
 /* ---- dot products ----------------------------------------------------------- */

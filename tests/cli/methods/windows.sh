@@ -75,6 +75,11 @@ for v in flat distinct; do
 	grep -Eq "^ckpt-average: $v: magnitude windows found in [1-9][0-9]* pass(es)?( |$)" "$T/err" ||
 		fail "-v: no passes for $v: $(cat "$T/err")"
 done
+# a boundary among a million equal magnitudes: one pass, then one over the
+# slabs of the stretch that holds it alone (not counted as a whole pass)
+msg="found in 1 pass and 1 over 1 stretch alone (after a sample of 262144 elements)"
+grep -q "^ckpt-average: flat: magnitude windows $msg\$" "$T/err" ||
+	fail "-v: flat not found in one pass and one over a stretch: $(cat "$T/err")"
 # the sample is spread over the tensor: its start alone (the large rows)
 # would put the window where the boundary is not, and cost another pass;
 # whole (4 MiB of 16-byte keys: 262144 elements of the one model), though
