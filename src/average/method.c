@@ -330,6 +330,7 @@ struct dots {
 	double *th, *tl; /* PIECE per model */
 	double *bound;   /* NULL: exactly; else what each sum may be off by */
 	int *exact;      /* per model: its piece's tl all 0 */
+	float *f;        /* PIECE per input, for 2 or 3 models: widened */
 };
 
 /* d's sum p += a . b, exactly or with its bound */
@@ -339,6 +340,18 @@ static void dot(struct dots *d, size_t p, const double *a, const double *b, size
 		ckpt_xsum_dot_bounded(&d->s[p], &d->bound[p], a, b, n);
 	else
 		ckpt_xsum_dot(&d->s[p], a, b, n);
+}
+
+/* Model stock's pairs at once, from inputs float holds (with a bound;
+ * xsum.h says where it can): 1 where done. */
+static int pair_dots(struct dots *d, const struct piece *pc)
+{
+	const float *f[4];
+
+	for (size_t k = 0; k <= d->nmodels; k++)
+		if (!(f[k] = ckpt_as_float(pc->types[k], pc->in[k], d->f + k * PIECE, pc->n)))
+			return 0;
+	return ckpt_xsum_pair_dots_f32(d->s, d->bound, f[0], f + 1, d->nmodels, pc->n);
 }
 
 static void dot_piece(void *ctx, const struct piece *pc)
@@ -353,6 +366,8 @@ static void dot_piece(void *ctx, const struct piece *pc)
 		dot(d, 2, x[1], x[1], n);
 		return;
 	}
+	if (d->bound && d->f && pair_dots(d, pc))
+		return;
 	for (size_t a = 0; a < nm; a++)
 		d->exact[a] = ckpt_task_vector(pc->types[0], pc->in[0], pc->types[a + 1],
 		                               pc->in[a + 1], d->th + a * PIECE, d->tl + a * PIECE, n);
@@ -434,8 +449,11 @@ static void dot_products(struct job *j, const ckpt_var *v0, size_t nx, int slerp
 		d[t] = (struct dots){nx, slerp, calloc(np, sizeof *d[t].s),
 		                     calloc(nx * PIECE, sizeof *d[t].th),
 		                     calloc(nx * PIECE, sizeof *d[t].tl), calloc(np, sizeof(double)),
-		                     calloc(nx, sizeof(int))};
-		if (!d[t].s || !d[t].th || !d[t].tl || !d[t].bound || !d[t].exact)
+		                     calloc(nx, sizeof(int)), NULL};
+		if (!slerp && (nx == 2 || nx == 3))
+			d[t].f = malloc((nx + 1) * PIECE * sizeof *d[t].f);
+		if (!d[t].s || !d[t].th || !d[t].tl || !d[t].bound || !d[t].exact ||
+		    (!slerp && (nx == 2 || nx == 3) && !d[t].f))
 			die("out of memory");
 	}
 	for (int exactly = 0; exactly < 2; exactly++) {
@@ -467,6 +485,7 @@ static void dot_products(struct job *j, const ckpt_var *v0, size_t nx, int slerp
 		free(d[t].tl);
 		free(d[t].bound);
 		free(d[t].exact);
+		free(d[t].f);
 	}
 }
 

@@ -219,6 +219,131 @@ static void dot_lanes_fma(ckpt_xsum *s, double *bound, const double *a, const do
 }
 #endif
 
+/* ---- every pair of task vectors at once ---------------------------------- */
+
+#if CKPT_HAVE_FMA
+enum { PAIR_MODELS = 3, PAIRS = PAIR_MODELS * (PAIR_MODELS + 1) / 2, PAIR_LANES = 4 };
+
+/* Bound of a pair's lanes as end_lanes() adds, from m >= sum |p|. */
+static double pair_bound(size_t n, double m)
+{
+	size_t per = n / PAIR_LANES + PAIR_LANES;
+
+	return 4 * (double)(per + 1) * (double)(per + 1) * 0x1p-106 * m * (1 + 0x1p-40) +
+	       (double)n * 0x1p-1000;
+}
+
+/* The lanes of every pair (nx models, a constant: the loops unroll and
+ * the sums stay in registers) in one loop over the elements: the task
+ * vectors t_k = x_k - b as TwoSum makes them (an error not 0: the piece is
+ * not taken), each pair's products with their errors (FMA) and their
+ * double-double sums, as dot_lanes_fma() has them; lane 0 takes the
+ * elements past the last whole group. */
+__attribute__((target("avx2,fma"))) static inline __attribute__((always_inline)) int
+pair_lanes(const float *b, const float *const *x, size_t nx, size_t n,
+           double hi[PAIRS][PAIR_LANES], double lo[PAIRS][PAIR_LANES])
+{
+	__m256d h[PAIRS], l[PAIRS], t[PAIR_MODELS], inexact = _mm256_setzero_pd();
+	__m256d sign = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MIN));
+	uint64_t rest = 0;
+	size_t i = 0;
+
+	for (size_t p = 0; p < PAIRS; p++)
+		h[p] = l[p] = _mm256_setzero_pd();
+	for (; i + PAIR_LANES <= n; i += PAIR_LANES) {
+		__m256d nb = _mm256_xor_pd(_mm256_cvtps_pd(_mm_loadu_ps(b + i)), sign);
+
+		for (size_t k = 0; k < nx; k++) {
+			__m256d xk = _mm256_cvtps_pd(_mm_loadu_ps(x[k] + i));
+			__m256d tk = _mm256_add_pd(xk, nb), bb = _mm256_sub_pd(tk, xk);
+
+			inexact = _mm256_or_pd(inexact, _mm256_add_pd(_mm256_sub_pd(xk, _mm256_sub_pd(tk, bb)),
+			                                              _mm256_sub_pd(nb, bb)));
+			t[k] = tk;
+		}
+		for (size_t a = 0, p = 0; a < nx; a++)
+			for (size_t c = a; c < nx; c++, p++) {
+				__m256d q = _mm256_mul_pd(t[a], t[c]), qe = _mm256_fmsub_pd(t[a], t[c], q);
+				__m256d s = _mm256_add_pd(h[p], q), bb = _mm256_sub_pd(s, h[p]);
+				__m256d e = _mm256_add_pd(_mm256_sub_pd(h[p], _mm256_sub_pd(s, bb)),
+				                          _mm256_sub_pd(q, bb)); /* TwoSum */
+
+				h[p] = s;
+				l[p] = _mm256_add_pd(l[p], _mm256_add_pd(e, qe));
+			}
+	}
+	for (size_t p = 0; p < PAIRS; p++) {
+		_mm256_storeu_pd(hi[p], h[p]);
+		_mm256_storeu_pd(lo[p], l[p]);
+	}
+	for (; i < n; i++) {
+		double tk[PAIR_MODELS], e;
+
+		for (size_t k = 0; k < nx; k++) {
+			uint64_t u;
+
+			tk[k] = ckpt_two_sum((double)x[k][i], -(double)b[i], &e);
+			memcpy(&u, &e, sizeof u);
+			rest |= u << 1;
+		}
+		for (size_t a = 0, p = 0; a < nx; a++)
+			for (size_t c = a; c < nx; c++, p++) {
+				double qe, q = ckpt_two_prod(tk[a], tk[c], &qe);
+
+				hi[p][0] = ckpt_two_sum(hi[p][0], q, &e);
+				lo[p][0] += e + qe;
+			}
+	}
+	/* (the errors' bits, their signs aside: -0 is exact) */
+	inexact = _mm256_andnot_pd(sign, inexact);
+	return _mm256_testz_si256(_mm256_castpd_si256(inexact), _mm256_castpd_si256(inexact)) &&
+	       !rest;
+}
+
+__attribute__((target("avx2,fma"))) static int pair_dots_fma(ckpt_xsum *s, double *bound,
+                                                             const float *b,
+                                                             const float *const *x, size_t nx,
+                                                             size_t n)
+{
+	double hi[PAIRS][PAIR_LANES], lo[PAIRS][PAIR_LANES], m[PAIRS], sq[PAIR_MODELS];
+	int exact = nx == 2 ? pair_lanes(b, x, 2, n, hi, lo) : pair_lanes(b, x, 3, n, hi, lo);
+
+	if (!exact)
+		return 0;
+	/* sum |t_a t_c|: the squares' sums themselves, and by Cauchy and
+	 * Schwarz at most their roots' product for the others */
+	for (size_t a = 0, p = 0; a < nx; a++)
+		for (size_t c = a; c < nx; c++, p++) {
+			m[p] = 0;
+			for (size_t j = 0; a == c && j < PAIR_LANES; j++)
+				m[p] += hi[p][j] + fabs(lo[p][j]);
+			if (a == c)
+				sq[a] = sqrt(m[p] * (1 + 0x1p-40));
+		}
+	for (size_t a = 0, p = 0; a < nx; a++)
+		for (size_t c = a; c < nx; c++, p++) {
+			m[p] = a == c ? m[p] : sq[a] * sq[c];
+			for (size_t j = 0; j < PAIR_LANES; j++) {
+				add(&s[p], hi[p][j]);
+				add(&s[p], lo[p][j]);
+			}
+			bound[p] += pair_bound(n, m[p]);
+		}
+	return 1;
+}
+#endif
+
+int ckpt_xsum_pair_dots_f32(ckpt_xsum *s, double *bound, const float *b, const float *const *x,
+                            size_t nx, size_t n)
+{
+#if CKPT_HAVE_FMA
+	if ((nx == 2 || nx == 3) && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		return pair_dots_fma(s, bound, b, x, nx, n);
+#endif
+	(void)s, (void)bound, (void)b, (void)x, (void)nx, (void)n;
+	return 0;
+}
+
 void ckpt_xsum_dot_bounded(ckpt_xsum *s, double *bound, const double *a, const double *b,
                            size_t n)
 {

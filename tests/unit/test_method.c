@@ -139,6 +139,81 @@ static void bounded_dots_round_as_exact_ones(void **state)
 	free(b);
 }
 
+/* Model stock's pairs at once (where the CPU has FMA): every pair's sum
+ * off the exact one by at most its bound, and rounded as the exact one
+ * where the bound decides, for 2 and 3 models and pieces of any length
+ * (the last elements past the vectors' groups); a task vector not exact
+ * in double (2^30 - 2^-30), in a group or past them, adds nothing. */
+static void pair_dots_bound_as_one_pair_at_a_time(void **state)
+{
+	enum { N = 20003, NX = 3 };
+	static float f[NX + 1][N];
+	static double t[NX][N];
+	const float *x[NX] = {f[1], f[2], f[3]};
+	size_t pieces[] = {N, 4096, 7};
+	int done = 0;
+
+	(void)state;
+	srand(9);
+	for (size_t k = 0; k <= NX; k++)
+		for (size_t i = 0; i < N; i++)
+			f[k][i] = (float)(((double)rand() / RAND_MAX - 0.5) * ldexp(1, rand() % 20 - 10));
+	for (size_t k = 0; k < NX; k++)
+		for (size_t i = 0; i < N; i++)
+			t[k][i] = (double)f[k + 1][i] - (double)f[0][i]; /* (exact here) */
+	for (size_t nx = 2; nx <= NX; nx++)
+		for (size_t c = 0; c < 3; c++) {
+			ckpt_xsum s[6], diff;
+			double bound[6] = {0}, got, exact;
+
+			for (size_t p = 0; p < 6; p++)
+				ckpt_xsum_init(&s[p]);
+			for (size_t i = 0; i < N; i += pieces[c]) {
+				size_t n = N - i < pieces[c] ? N - i : pieces[c];
+				const float *xi[NX] = {x[0] + i, x[1] + i, x[2] + i};
+
+				if (!ckpt_xsum_pair_dots_f32(s, bound, f[0] + i, xi, nx, n))
+					return; /* (no FMA: the pairs one at a time) */
+			}
+			done = 1;
+			for (size_t a = 0, p = 0; a < nx; a++)
+				for (size_t b = a; b < nx; b++, p++) {
+					double *na = malloc(N * sizeof *na);
+
+					assert_non_null(na);
+					for (size_t i = 0; i < N; i++)
+						na[i] = -t[a][i];
+					diff = s[p];
+					ckpt_xsum_dot(&diff, na, t[b], N); /* the sum's error, exactly */
+					assert_true(fabs(ckpt_xsum_round(&diff)) <= bound[p]);
+					ckpt_xsum_init(&diff);
+					ckpt_xsum_dot(&diff, t[a], t[b], N);
+					exact = ckpt_xsum_round(&diff);
+					assert_true(ckpt_xsum_round_bounded(&s[p], bound[p], &got));
+					assert_true(got == exact);
+					free(na);
+				}
+		}
+	if (!done)
+		return;
+	for (size_t at = 0; at < 2; at++) { /* (in a group; past them) */
+		ckpt_xsum s[6];
+		double bound[6] = {0};
+		size_t i = at ? 10 : 3;
+		float b0 = f[0][i], x0 = f[1][i];
+
+		for (size_t p = 0; p < 6; p++)
+			ckpt_xsum_init(&s[p]);
+		f[0][i] = 0x1p-30f;
+		f[1][i] = 0x1p30f;
+		assert_false(ckpt_xsum_pair_dots_f32(s, bound, f[0], x, 3, 11));
+		for (size_t p = 0; p < 6; p++)
+			assert_true(ckpt_xsum_round(&s[p]) == 0 && bound[p] == 0);
+		f[0][i] = b0;
+		f[1][i] = x0;
+	}
+}
+
 /* Radix select's boundaries against a sort, with many equal keys. */
 static void selects_ranks_as_a_sort_does(void **state)
 {
@@ -1072,6 +1147,7 @@ int main(void)
 		cmocka_unit_test(sums_products_exactly),
 		cmocka_unit_test(xsum_is_order_free),
 		cmocka_unit_test(bounded_dots_round_as_exact_ones),
+		cmocka_unit_test(pair_dots_bound_as_one_pair_at_a_time),
 		cmocka_unit_test(selects_ranks_as_a_sort_does),
 		cmocka_unit_test(selects_large_variables_with_or_without_a_guess),
 		cmocka_unit_test(selects_from_floats_as_from_their_keys),
