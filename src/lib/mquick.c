@@ -319,7 +319,6 @@ static void magnitude_window_f32(const ckpt_mvar *v, struct scratch *s, const fl
 	}
 }
 
-
 /* Where every model's window is the keys' alone in the block (plain_cut()),
  * their bounds (glo, ghi): the one-loop formula tests each element's key
  * as it computes its task vector, and no keep rows are filled. */
