@@ -844,6 +844,37 @@ static void draws_as_the_man_page_says(void **state)
 	assert_true(ckpt_dare_draw(key, 0, 123456789) == 0x1.b714f2c9037d5p-1);
 }
 
+/* DARE keeps an element where its draw is below the density, in the block
+ * step too: an element whose draw is the density is dropped, and kept
+ * once the density is the next double above it (every other element as
+ * its own draw says). */
+static void keeps_draws_below_the_density_alone(void **state)
+{
+	enum { N = 300, AT = 100 };
+	static float b[N], x[N], out[N];
+	const void *in[2] = {b, x};
+	double w[1] = {1};
+	ckpt_dtype types[2] = {CKPT_F32, CKPT_F32};
+	uint64_t key = ckpt_dare_key(42, "layer/w");
+
+	(void)state;
+	for (size_t i = 0; i < N; i++)
+		x[i] = 1;
+	for (int above = 0; above < 2; above++) {
+		double d = ckpt_dare_draw(key, 0, AT), density = above ? nextafter(d, 1) : d;
+		ckpt_method m = {.kind = CKPT_DARE_LINEAR, .nmodels = 1, .weights = w, .lambda = 1,
+		                 .density = density, .divisor = 1};
+		ckpt_mvar v = {.m = &m, .out = CKPT_F32, .types = types, .a = 1, .lambda = 1,
+		               .dc = density, .nx = 1, .mask_key = key};
+
+		assert_int_equal(ckpt_method_range(&v, in, out, 0, 0, N), 0);
+		for (size_t i = 0; i < N; i++)
+			assert_true(out[i] == (ckpt_dare_draw(key, 0, i) < density
+			                           ? (float)(1 / density) : 0.0f));
+		assert_true(out[AT] == (above ? (float)(1 / density) : 0.0f));
+	}
+}
+
 static void windows_floor_exactly(void **state)
 {
 	ckpt_method m = {.kind = CKPT_TIES, .density = 0.3, .gamma = 0.01};
@@ -1161,6 +1192,7 @@ int main(void)
 		cmocka_unit_test(guesses_again_beside_a_near_miss),
 		cmocka_unit_test(looks_for_an_index_in_one_feed),
 		cmocka_unit_test(draws_as_the_man_page_says),
+		cmocka_unit_test(keeps_draws_below_the_density_alone),
 		cmocka_unit_test(windows_floor_exactly),
 		cmocka_unit_test(rounds_the_formula_once),
 		cmocka_unit_test(divides_by_odd_constants_exactly),
