@@ -69,24 +69,79 @@ static inline uint64_t mix64(uint64_t z) /* ckpt_mix64(), inlined */
 	return z ^ (z >> 31);
 }
 
+/* One model's keep row, the draws of elements start .. start + m - 1 (of
+ * key: ckpt_dare_draw()'s) below limit = ceil(density 2^53) as integers */
 CKPT_WIDE_VECTORS
+static void dare_row(uint64_t key, uint64_t start, size_t m, uint64_t limit, double *keep)
+{
+	uint64_t z = key + (start + 1) * GOLDEN;
+
+	/* (a running sum: no product; u < limit as the borrow of u - limit,
+	 * both below 2^54: arithmetic, where a comparison became a branch
+	 * that a scalar loop mispredicted half the time at density 0.5) */
+	for (size_t i = 0; i < m; i++, z += GOLDEN)
+		keep[i] = (double)(((mix64(z) >> 11) - limit) >> 63);
+}
+
+#if CKPT_HAVE_FMA
+/* a c mod 2^64 from 32 x 32-bit products, c's halves in cl and ch */
+__attribute__((target("avx2"))) static inline __m256i times_avx2(__m256i a, __m256i cl,
+                                                                 __m256i ch)
+{
+	__m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), cl),
+	                                 _mm256_mul_epu32(a, ch));
+
+	return _mm256_add_epi64(_mm256_mul_epu32(a, cl), _mm256_slli_epi64(cross, 32));
+}
+
+__attribute__((target("avx2"))) void ckpt_dare_row_avx2(uint64_t key, uint64_t start, size_t m,
+                                                        uint64_t limit, double *keep)
+{
+	const uint64_t c1 = UINT64_C(0xbf58476d1ce4e5b9), c2 = UINT64_C(0x94d049bb133111eb);
+	__m256i c1l = _mm256_set1_epi64x((int64_t)(c1 & 0xffffffffu));
+	__m256i c1h = _mm256_set1_epi64x((int64_t)(c1 >> 32));
+	__m256i c2l = _mm256_set1_epi64x((int64_t)(c2 & 0xffffffffu));
+	__m256i c2h = _mm256_set1_epi64x((int64_t)(c2 >> 32));
+	__m256i lim = _mm256_set1_epi64x((int64_t)limit), one = _mm256_castpd_si256(_mm256_set1_pd(1));
+	__m256i step = _mm256_set1_epi64x((int64_t)(4 * GOLDEN));
+	uint64_t z = key + (start + 1) * GOLDEN;
+	__m256i zv = _mm256_setr_epi64x((int64_t)z, (int64_t)(z + GOLDEN), (int64_t)(z + 2 * GOLDEN),
+	                                (int64_t)(z + 3 * GOLDEN));
+	size_t i = 0;
+
+	for (; i + 4 <= m; i += 4, zv = _mm256_add_epi64(zv, step)) {
+		__m256i y = times_avx2(_mm256_xor_si256(zv, _mm256_srli_epi64(zv, 30)), c1l, c1h);
+
+		y = times_avx2(_mm256_xor_si256(y, _mm256_srli_epi64(y, 27)), c2l, c2h);
+		y = _mm256_srli_epi64(_mm256_xor_si256(y, _mm256_srli_epi64(y, 31)), 11);
+		y = _mm256_and_si256(_mm256_cmpgt_epi64(lim, y), one); /* (signed: below 2^63) */
+		_mm256_storeu_si256((__m256i *)(keep + i), y);
+	}
+	for (z += i * GOLDEN; i < m; i++, z += GOLDEN)
+		keep[i] = (double)(((mix64(z) >> 11) - limit) >> 63);
+}
+#endif
+
 static void dare_mask(const ckpt_mvar *v, struct scratch *s, uint64_t start, size_t m)
 {
 	/* u 2^-53 < density, for the integer u >> 11: below ceil(density 2^53) */
 	uint64_t limit = (uint64_t)ceil(v->m->density * 0x1p53);
+#if CKPT_HAVE_FMA
+	/* (AVX-512 has the 64-bit products the compiler vectorises with;
+	 * without them its loop is scalar) */
+	int avx2 = !__builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx2");
+#endif
 
 	for (size_t k = 0; k < v->nx; k++) {
 		uint64_t key = ckpt_mix64(v->mask_key + (uint64_t)k);
-		double *keep = s->keep + k * BLOCK;
 
-		uint64_t z = key + (start + 1) * GOLDEN;
-
-		/* (a running sum: no product; u < limit as the borrow of u -
-		 * limit, both below 2^54: arithmetic, where a comparison became a
-		 * branch that a scalar loop - no 64-bit vector product before
-		 * AVX-512 - mispredicted half the time at density 0.5) */
-		for (size_t i = 0; i < m; i++, z += GOLDEN)
-			keep[i] = (double)(((mix64(z) >> 11) - limit) >> 63);
+#if CKPT_HAVE_FMA
+		if (avx2) {
+			ckpt_dare_row_avx2(key, start, m, limit, s->keep + k * BLOCK);
+			continue;
+		}
+#endif
+		dare_row(key, start, m, limit, s->keep + k * BLOCK);
 	}
 }
 

@@ -5,6 +5,7 @@
 #define CKPT_MBLOCKINT_H
 
 #include "method.h"
+#include "vec.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -126,6 +127,14 @@ static inline double in_plain_window(int64_t glo, int64_t ghi, int64_t key)
 {
 	return key > ghi && key <= glo ? 1.0 : 0.0;
 }
+
+#if CKPT_HAVE_FMA
+/* DARE's keep row for one model's key (ckpt_mix64(mask_key + model)), m
+ * elements from start: 1 where the draw's u is below limit = ceil(density
+ * 2^53), in AVX2 (mblock.c takes it where the CPU has AVX2 but not
+ * AVX-512's 64-bit products; the tests, wherever it has AVX2). */
+void ckpt_dare_row_avx2(uint64_t key, uint64_t start, size_t m, uint64_t limit, double *keep);
+#endif
 
 /* hard: also where the two bounds (lo_out, hi_out: es bytes each) rounded
  * apart */

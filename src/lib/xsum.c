@@ -256,9 +256,10 @@ pair_lanes(const float *b, const float *const *x, size_t nx, size_t n,
 		for (size_t k = 0; k < nx; k++) {
 			__m256d xk = _mm256_cvtps_pd(_mm_loadu_ps(x[k] + i));
 			__m256d tk = _mm256_add_pd(xk, nb), bb = _mm256_sub_pd(tk, xk);
+			__m256d e = _mm256_add_pd(_mm256_sub_pd(xk, _mm256_sub_pd(tk, bb)),
+			                          _mm256_sub_pd(nb, bb)); /* TwoSum's error */
 
-			inexact = _mm256_or_pd(inexact, _mm256_add_pd(_mm256_sub_pd(xk, _mm256_sub_pd(tk, bb)),
-			                                              _mm256_sub_pd(nb, bb)));
+			inexact = _mm256_or_pd(inexact, e);
 			t[k] = tk;
 		}
 		for (size_t a = 0, p = 0; a < nx; a++)

@@ -4,6 +4,7 @@
 #include "unit.h"
 #include "lib/exact.h"
 #include "lib/method.h"
+#include "lib/mblockint.h"
 #include "lib/methodint.h"
 #include "lib/topk.h"
 #include "lib/topkint.h"
@@ -875,6 +876,37 @@ static void keeps_draws_below_the_density_alone(void **state)
 	}
 }
 
+/* The AVX2 row of DARE's mask (which this CPU may not take: it has
+ * AVX-512) keeps what the draws say, from any start, for any length, the
+ * density on a draw too. */
+static void draws_rows_in_avx2_as_one_at_a_time(void **state)
+{
+#if CKPT_HAVE_FMA
+	uint64_t key = ckpt_mix64(ckpt_dare_key(7, "w") + 1); /* (model 1's) */
+	double keep[BLOCK], density[] = {0.5, 0.1, 0.9, 1, ckpt_dare_draw(ckpt_dare_key(7, "w"), 1, 1000)};
+	uint64_t starts[] = {0, 1, 1000, (UINT64_C(1) << 40) + 3};
+
+	(void)state;
+	if (!__builtin_cpu_supports("avx2"))
+		return;
+	for (size_t d = 0; d < sizeof density / sizeof *density; d++)
+		for (size_t j = 0; j < sizeof starts / sizeof *starts; j++)
+			for (size_t m = BLOCK - 3; m <= BLOCK; m++) {
+				uint64_t limit = (uint64_t)ceil(density[d] * 0x1p53);
+
+				ckpt_dare_row_avx2(key, starts[j], m, limit, keep);
+				for (size_t i = 0; i < m; i++) {
+					uint64_t u = ckpt_mix64(key + (starts[j] + i + 1) *
+					                                  UINT64_C(0x9e3779b97f4a7c15)) >> 11;
+
+					assert_true(keep[i] == ((double)u * 0x1p-53 < density[d] ? 1 : 0));
+				}
+			}
+#else
+	(void)state;
+#endif
+}
+
 static void windows_floor_exactly(void **state)
 {
 	ckpt_method m = {.kind = CKPT_TIES, .density = 0.3, .gamma = 0.01};
@@ -1119,8 +1151,9 @@ static void keeps_the_magnitude_windows_in_every_step(void **state)
 
 				for (size_t k = 0; k < nx; k++) {
 					double t = in[k + 1][i] - b;
+					uint64_t key = ckpt_magnitude_key(in[k + 1][i], b);
 
-					keep[k] = ranks_within(&lo[k], &hi[k], ckpt_magnitude_key(in[k + 1][i], b), i);
+					keep[k] = ranks_within(&lo[k], &hi[k], key, i);
 					e += !keep[k] ? 0 : way == 1 ? (double)((t > 0) - (t < 0)) : w[k] * t;
 				}
 				for (size_t k = 0; k < nx; k++) {
@@ -1193,6 +1226,7 @@ int main(void)
 		cmocka_unit_test(looks_for_an_index_in_one_feed),
 		cmocka_unit_test(draws_as_the_man_page_says),
 		cmocka_unit_test(keeps_draws_below_the_density_alone),
+		cmocka_unit_test(draws_rows_in_avx2_as_one_at_a_time),
 		cmocka_unit_test(windows_floor_exactly),
 		cmocka_unit_test(rounds_the_formula_once),
 		cmocka_unit_test(divides_by_odd_constants_exactly),
