@@ -81,6 +81,8 @@ done
 
 echo "== CLI cases"
 fixtures="$work/fixtures"
+[ -x "$B/tests/mkfixtures" ] || {
+	echo "$B/tests/mkfixtures: not built (make check builds it: make B=$B check)"; exit 2; }
 mkdir -p "$fixtures" && "$B/tests/mkfixtures" "$fixtures" || {
 	echo "cannot make fixtures"; exit 2; }
 # The cases run CKPT_JOBS at a time (default: one per CPU), the long ones
