@@ -12,7 +12,7 @@
 #include "lib/ckpt.h"
 #include "lib/h5.h" /* fixtures are made with HDF5 itself */
 
-static void fail(const char *what)
+static _Noreturn void fail(const char *what)
 {
 	fprintf(stderr, "mkfixtures: %s\n", what);
 	exit(1);

@@ -6,6 +6,9 @@
 B=${1:-build}
 only=${2:-}
 top=$(pwd)
+# (absolute: the cases run in their own directories; a build directory
+# may be given either way)
+B=$(cd "$B" 2>/dev/null && pwd) || { echo "${1:-build}: no such build directory"; exit 2; }
 pass=0 fail=0 skip=0
 failed=""
 # how long each binary and case took, slowest first, for keeping CI short
@@ -22,13 +25,13 @@ trap 'exit 2' INT TERM # (through the EXIT trap: a stopped run leaves nothing)
 # a failure, and so is a definite leak in a run that succeeded (a program
 # stopping on an error exits at once, by design, holding what it held).
 # Cases too slow for it say so and skip.
-bin="$top/$B/bin"
+bin="$B/bin"
 if [ -n "${CKPT_VALGRIND:-}" ]; then
 	command -v valgrind >/dev/null || { echo "valgrind not installed"; exit 2; }
 	bin="$work/vg/bin"
 	mkdir -p "$bin" "$work/vg/log"
-	ln -s "$top/$B/tests" "$work/vg/tests"
-	for p in "$top/$B"/bin/ckpt-*; do
+	ln -s "$B/tests" "$work/vg/tests"
+	for p in "$B"/bin/ckpt-*; do
 		cat >"$bin/${p##*/}" <<-WRAP
 		#!/bin/sh
 		log="$work/vg/log/\$\$"
@@ -51,7 +54,7 @@ fi
 realbin=$bin
 bin="$work/guard/bin"
 mkdir -p "$bin"
-ln -s "$top/$B/tests" "$work/guard/tests"
+ln -s "$B/tests" "$work/guard/tests"
 for p in "$realbin"/ckpt-*; do
 	printf '#!/bin/sh\nexec sh "%s/tests/guard.sh" "%s" "$@"\n' "$top" "$p" >"$bin/${p##*/}"
 	chmod +x "$bin/${p##*/}"
