@@ -330,7 +330,8 @@ struct dots {
 	double *th, *tl; /* PIECE per model */
 	double *bound;   /* NULL: exactly; else what each sum may be off by */
 	int *exact;      /* per model: its piece's tl all 0 */
-	float *f;        /* PIECE per input, for 2 or 3 models: widened */
+	float *f;        /* PIECE per input, where the pairs are taken at
+	                  * once (ckpt_xsum_pair_dots_can()): widened */
 };
 
 /* d's sum p += a . b, exactly or with its bound */
@@ -443,17 +444,17 @@ static void dot_products(struct job *j, const ckpt_var *v0, size_t nx, int slerp
 {
 	struct dots d[2];
 	void *ctx[2] = {&d[0], &d[1]};
-	int decided = 1;
+	int decided = 1, pairs = !slerp && ckpt_xsum_pair_dots_can(nx);
 
 	for (int t = 0; t < 2; t++) {
 		d[t] = (struct dots){nx, slerp, calloc(np, sizeof *d[t].s),
 		                     calloc(nx * PIECE, sizeof *d[t].th),
 		                     calloc(nx * PIECE, sizeof *d[t].tl), calloc(np, sizeof(double)),
 		                     calloc(nx, sizeof(int)), NULL};
-		if (!slerp && (nx == 2 || nx == 3))
+		if (pairs)
 			d[t].f = malloc((nx + 1) * PIECE * sizeof *d[t].f);
 		if (!d[t].s || !d[t].th || !d[t].tl || !d[t].bound || !d[t].exact ||
-		    (!slerp && (nx == 2 || nx == 3) && !d[t].f))
+		    (pairs && !d[t].f))
 			die("out of memory");
 	}
 	for (int exactly = 0; exactly < 2; exactly++) {

@@ -117,8 +117,7 @@ __attribute__((target("avx2"))) void ckpt_dare_row_avx2(uint64_t key, uint64_t s
 		y = _mm256_and_si256(_mm256_cmpgt_epi64(lim, y), one); /* (signed: below 2^63) */
 		_mm256_storeu_si256((__m256i *)(keep + i), y);
 	}
-	for (z += i * GOLDEN; i < m; i++, z += GOLDEN)
-		keep[i] = (double)(((mix64(z) >> 11) - limit) >> 63);
+	dare_row(key, start + i, m - i, limit, keep + i); /* (the last few) */
 }
 #endif
 

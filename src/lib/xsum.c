@@ -138,12 +138,22 @@ double ckpt_xsum_round(ckpt_xsum *s)
 
 #define DOT_LANES 8 /* independent sums: the loop vectorises */
 
+/* What n products' sums in `lanes` double-double lanes may be off by, m at
+ * least the sum of their magnitudes (dot_lanes() says why); lane 0 takes
+ * the elements past the last whole group too. */
+static double lanes_bound(size_t n, size_t lanes, double m)
+{
+	size_t per = n / lanes + lanes;
+
+	return 4 * (double)(per + 1) * (double)(per + 1) * 0x1p-106 * m * (1 + 0x1p-40) +
+	       (double)n * 0x1p-1000;
+}
+
 /* The lanes' last steps: the elements past the last whole group into
  * lane 0, each lane's pair added to s exactly, the bound. */
 static void end_lanes(ckpt_xsum *s, double *bound, const double *a, const double *b, size_t i,
                       size_t n, double *hi, double *lo, double *mag)
 {
-	size_t per = n / DOT_LANES + DOT_LANES; /* (lane 0: the rest too) */
 	double m = 0;
 
 	for (; i < n; i++) {
@@ -158,8 +168,7 @@ static void end_lanes(ckpt_xsum *s, double *bound, const double *a, const double
 		add(s, lo[j]);
 		m += mag[j];
 	}
-	*bound += 4 * (double)(per + 1) * (double)(per + 1) * 0x1p-106 * m * (1 + 0x1p-40) +
-	          (double)n * 0x1p-1000;
+	*bound += lanes_bound(n, DOT_LANES, m);
 }
 
 /* sum a[i] b[i] in DOT_LANES double-double sums (Ogita, Rump and Oishi's
@@ -185,6 +194,29 @@ static void dot_lanes(ckpt_xsum *s, double *bound, const double *a, const double
 }
 
 #if CKPT_HAVE_FMA
+/* a + b and its error (TwoSum), four at a time */
+__attribute__((target("avx2"))) static inline __m256d two_sum_pd(__m256d a, __m256d b,
+                                                                 __m256d *e)
+{
+	__m256d s = _mm256_add_pd(a, b), bb = _mm256_sub_pd(s, a);
+
+	*e = _mm256_add_pd(_mm256_sub_pd(a, _mm256_sub_pd(s, bb)), _mm256_sub_pd(b, bb));
+	return s;
+}
+
+/* x y added to the lanes' double-double sums h + l: the product's error
+ * from the FMA instruction (exact, as Dekker's), the sum's from TwoSum;
+ * the product returned */
+__attribute__((target("avx2,fma"))) static inline __m256d add_prod_pd(__m256d *h, __m256d *l,
+                                                                      __m256d x, __m256d y)
+{
+	__m256d p = _mm256_mul_pd(x, y), pe = _mm256_fmsub_pd(x, y, p), e;
+
+	*h = two_sum_pd(*h, p, &e);
+	*l = _mm256_add_pd(*l, _mm256_add_pd(e, pe));
+	return p;
+}
+
 /* The same with the products' errors from the FMA instruction (exact, as
  * Dekker's: the same lanes), lanes 4 j .. 4 j + 3 in vector j. */
 __attribute__((target("avx2,fma")))
@@ -200,14 +232,9 @@ static void dot_lanes_fma(ckpt_xsum *s, double *bound, const double *a, const do
 		h[v] = l[v] = g[v] = _mm256_setzero_pd();
 	for (; i + DOT_LANES <= n; i += DOT_LANES)
 		for (int v = 0; v < 2; v++) {
-			__m256d x = _mm256_loadu_pd(a + i + 4 * v), y = _mm256_loadu_pd(b + i + 4 * v);
-			__m256d p = _mm256_mul_pd(x, y), pe = _mm256_fmsub_pd(x, y, p);
-			__m256d t = _mm256_add_pd(h[v], p), bb = _mm256_sub_pd(t, h[v]);
-			__m256d e = _mm256_add_pd(_mm256_sub_pd(h[v], _mm256_sub_pd(t, bb)),
-			                          _mm256_sub_pd(p, bb)); /* TwoSum */
+			__m256d p = add_prod_pd(&h[v], &l[v], _mm256_loadu_pd(a + i + 4 * v),
+			                        _mm256_loadu_pd(b + i + 4 * v));
 
-			h[v] = t;
-			l[v] = _mm256_add_pd(l[v], _mm256_add_pd(e, pe));
 			g[v] = _mm256_add_pd(g[v], _mm256_and_pd(p, abs));
 		}
 	for (int v = 0; v < 2; v++) {
@@ -223,15 +250,6 @@ static void dot_lanes_fma(ckpt_xsum *s, double *bound, const double *a, const do
 
 #if CKPT_HAVE_FMA
 enum { PAIR_MODELS = 3, PAIRS = PAIR_MODELS * (PAIR_MODELS + 1) / 2, PAIR_LANES = 4 };
-
-/* Bound of a pair's lanes as end_lanes() adds, from m >= sum |p|. */
-static double pair_bound(size_t n, double m)
-{
-	size_t per = n / PAIR_LANES + PAIR_LANES;
-
-	return 4 * (double)(per + 1) * (double)(per + 1) * 0x1p-106 * m * (1 + 0x1p-40) +
-	       (double)n * 0x1p-1000;
-}
 
 /* The lanes of every pair (nx models, a constant: the loops unroll and
  * the sums stay in registers) in one loop over the elements: the task
@@ -254,24 +272,14 @@ pair_lanes(const float *b, const float *const *x, size_t nx, size_t n,
 		__m256d nb = _mm256_xor_pd(_mm256_cvtps_pd(_mm_loadu_ps(b + i)), sign);
 
 		for (size_t k = 0; k < nx; k++) {
-			__m256d xk = _mm256_cvtps_pd(_mm_loadu_ps(x[k] + i));
-			__m256d tk = _mm256_add_pd(xk, nb), bb = _mm256_sub_pd(tk, xk);
-			__m256d e = _mm256_add_pd(_mm256_sub_pd(xk, _mm256_sub_pd(tk, bb)),
-			                          _mm256_sub_pd(nb, bb)); /* TwoSum's error */
+			__m256d e;
 
+			t[k] = two_sum_pd(_mm256_cvtps_pd(_mm_loadu_ps(x[k] + i)), nb, &e);
 			inexact = _mm256_or_pd(inexact, e);
-			t[k] = tk;
 		}
 		for (size_t a = 0, p = 0; a < nx; a++)
-			for (size_t c = a; c < nx; c++, p++) {
-				__m256d q = _mm256_mul_pd(t[a], t[c]), qe = _mm256_fmsub_pd(t[a], t[c], q);
-				__m256d s = _mm256_add_pd(h[p], q), bb = _mm256_sub_pd(s, h[p]);
-				__m256d e = _mm256_add_pd(_mm256_sub_pd(h[p], _mm256_sub_pd(s, bb)),
-				                          _mm256_sub_pd(q, bb)); /* TwoSum */
-
-				h[p] = s;
-				l[p] = _mm256_add_pd(l[p], _mm256_add_pd(e, qe));
-			}
+			for (size_t c = a; c < nx; c++, p++)
+				add_prod_pd(&h[p], &l[p], t[a], t[c]);
 	}
 	for (size_t p = 0; p < PAIRS; p++) {
 		_mm256_storeu_pd(hi[p], h[p]);
@@ -306,39 +314,47 @@ __attribute__((target("avx2,fma"))) static int pair_dots_fma(ckpt_xsum *s, doubl
                                                              const float *const *x, size_t nx,
                                                              size_t n)
 {
-	double hi[PAIRS][PAIR_LANES], lo[PAIRS][PAIR_LANES], m[PAIRS], sq[PAIR_MODELS];
+	double hi[PAIRS][PAIR_LANES], lo[PAIRS][PAIR_LANES], sq[PAIR_MODELS];
 	int exact = nx == 2 ? pair_lanes(b, x, 2, n, hi, lo) : pair_lanes(b, x, 3, n, hi, lo);
 
 	if (!exact)
 		return 0;
-	/* sum |t_a t_c|: the squares' sums themselves, and by Cauchy and
-	 * Schwarz at most their roots' product for the others */
+	/* sum |t_a t_c|: the squares' sums themselves (pair p of a == c), and
+	 * by Cauchy and Schwarz at most their roots' product for the others */
+	for (size_t a = 0, p = 0; a < nx; p += nx - a, a++) {
+		sq[a] = 0;
+		for (size_t j = 0; j < PAIR_LANES; j++)
+			sq[a] += hi[p][j] + fabs(lo[p][j]);
+		sq[a] = sqrt(sq[a] * (1 + 0x1p-40));
+	}
 	for (size_t a = 0, p = 0; a < nx; a++)
 		for (size_t c = a; c < nx; c++, p++) {
-			m[p] = 0;
-			for (size_t j = 0; a == c && j < PAIR_LANES; j++)
-				m[p] += hi[p][j] + fabs(lo[p][j]);
-			if (a == c)
-				sq[a] = sqrt(m[p] * (1 + 0x1p-40));
-		}
-	for (size_t a = 0, p = 0; a < nx; a++)
-		for (size_t c = a; c < nx; c++, p++) {
-			m[p] = a == c ? m[p] : sq[a] * sq[c];
 			for (size_t j = 0; j < PAIR_LANES; j++) {
 				add(&s[p], hi[p][j]);
 				add(&s[p], lo[p][j]);
 			}
-			bound[p] += pair_bound(n, m[p]);
+			bound[p] += lanes_bound(n, PAIR_LANES, sq[a] * sq[c] * (1 + 0x1p-40));
 		}
 	return 1;
 }
 #endif
 
+int ckpt_xsum_pair_dots_can(size_t nx)
+{
+#if CKPT_HAVE_FMA
+	return (nx == 2 || nx == 3) && __builtin_cpu_supports("avx2") &&
+	       __builtin_cpu_supports("fma");
+#else
+	(void)nx;
+	return 0;
+#endif
+}
+
 int ckpt_xsum_pair_dots_f32(ckpt_xsum *s, double *bound, const float *b, const float *const *x,
                             size_t nx, size_t n)
 {
 #if CKPT_HAVE_FMA
-	if ((nx == 2 || nx == 3) && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+	if (ckpt_xsum_pair_dots_can(nx))
 		return pair_dots_fma(s, bound, b, x, nx, n);
 #endif
 	(void)s, (void)bound, (void)b, (void)x, (void)nx, (void)n;

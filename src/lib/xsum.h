@@ -35,6 +35,8 @@ void ckpt_xsum_dot_bounded(ckpt_xsum *s, double *bound, const double *a, const d
  * added (the caller takes a pair at a time). */
 int ckpt_xsum_pair_dots_f32(ckpt_xsum *s, double *bound, const float *b, const float *const *x,
                             size_t nx, size_t n);
+/* Whether it can for nx models on this CPU (else it adds nothing, ever). */
+int ckpt_xsum_pair_dots_can(size_t nx);
 /* Where s - bound and s + bound round to the same double, that double (the
  * exact sum's, which lies between) into *out: 1; else 0. */
 int ckpt_xsum_round_bounded(const ckpt_xsum *s, double bound, double *out);
