@@ -321,8 +321,8 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 
 /* ---- dot products ----------------------------------------------------------- */
 
-/* SLERP: x0.x1, x0.x0, x1.x1; model stock: tau_i.tau_j, i <= j (tau_i
- * exactly: th + tl, tl mostly 0). */
+/* Model stock: tau_i.tau_j, i <= j (tau_i exactly: th + tl, tl mostly 0);
+ * SLERP: the same of x0 and x1 (x0.x0, x0.x1, x1.x1). */
 struct dots {
 	size_t nmodels;
 	int slerp;
@@ -331,7 +331,7 @@ struct dots {
 	double *bound;   /* NULL: exactly; else what each sum may be off by */
 	int *exact;      /* per model: its piece's tl all 0 */
 	float *f;        /* PIECE per input, where the pairs are taken at
-	                  * once (ckpt_xsum_pair_dots_can()): widened */
+	                  * once (pairs_at_once()): widened */
 };
 
 /* d's sum p += a . b, exactly or with its bound */
@@ -343,7 +343,7 @@ static void dot(struct dots *d, size_t p, const double *a, const double *b, size
 		ckpt_xsum_dot(&d->s[p], a, b, n);
 }
 
-/* Model stock's pairs at once, from inputs float holds (with a bound;
+/* The pairs at once, from the inputs widened to float (with a bound;
  * xsum.h says where it can): 1 where done. */
 static int pair_dots(struct dots *d, const struct piece *pc)
 {
@@ -352,7 +352,19 @@ static int pair_dots(struct dots *d, const struct piece *pc)
 	for (size_t k = 0; k <= d->nmodels; k++)
 		if (!(f[k] = ckpt_as_float(pc->types[k], pc->in[k], d->f + k * PIECE, pc->n)))
 			return 0;
+	if (d->slerp) /* (x0 and x1, no base) */
+		return ckpt_xsum_pair_dots_f32(d->s, d->bound, NULL, f, 2, pc->n);
 	return ckpt_xsum_pair_dots_f32(d->s, d->bound, f[0], f + 1, d->nmodels, pc->n);
+}
+
+/* Whether a variable's pairs are taken at once: inputs float holds, and
+ * a CPU and model count ckpt_xsum_pair_dots_f32() takes. */
+static int pairs_at_once(size_t nin, const ckpt_dtype *types, int slerp)
+{
+	for (size_t k = 0; k < nin; k++)
+		if (!ckpt_dtype_holds(CKPT_F32, types[k]))
+			return 0;
+	return ckpt_xsum_pair_dots_can(slerp ? 2 : nin - 1);
 }
 
 static void dot_piece(void *ctx, const struct piece *pc)
@@ -361,14 +373,14 @@ static void dot_piece(void *ctx, const struct piece *pc)
 	const double *const *x = pc->x; /* (SLERP's: model stock's come from the inputs) */
 	size_t nm = d->nmodels, n = pc->n;
 
+	if (d->bound && d->f && pair_dots(d, pc))
+		return;
 	if (d->slerp) {
-		dot(d, 0, x[0], x[1], n);
-		dot(d, 1, x[0], x[0], n);
+		dot(d, 0, x[0], x[0], n);
+		dot(d, 1, x[0], x[1], n);
 		dot(d, 2, x[1], x[1], n);
 		return;
 	}
-	if (d->bound && d->f && pair_dots(d, pc))
-		return;
 	for (size_t a = 0; a < nm; a++)
 		d->exact[a] = ckpt_task_vector(pc->types[0], pc->in[0], pc->types[a + 1],
 		                               pc->in[a + 1], d->th + a * PIECE, d->tl + a * PIECE, n);
@@ -439,12 +451,13 @@ static double stock_t(size_t n, const double *dots)
 /* The tensor's dot products, each exactly rounded: in double-double with
  * a bound first (one pass, the same result whatever the split where the
  * bound decides the rounding: nearly always), else exactly. */
-static void dot_products(struct job *j, const ckpt_var *v0, size_t nx, int slerp, size_t np,
-                         double *val)
+static void dot_products(struct job *j, const ckpt_var *v0, const ckpt_mvar *mv, int slerp,
+                         size_t np, double *val)
 {
 	struct dots d[2];
 	void *ctx[2] = {&d[0], &d[1]};
-	int decided = 1, pairs = !slerp && ckpt_xsum_pair_dots_can(nx);
+	size_t nx = mv->nx;
+	int decided = 1, pairs = pairs_at_once(nx + 1, mv->types, slerp);
 
 	for (int t = 0; t < 2; t++) {
 		d[t] = (struct dots){nx, slerp, calloc(np, sizeof *d[t].s),
@@ -464,8 +477,10 @@ static void dot_products(struct job *j, const ckpt_var *v0, size_t nx, int slerp
 			for (size_t p = 0; p < np; p++)
 				ckpt_xsum_init(&d[t].s[p]);
 		}
-		/* each half's sums exact: their sum is the same whatever the split */
-		each_piece(j, v0, dot_piece, ctx, 1, (struct spans){&whole, 1, 0}, slerp, NULL, NULL);
+		/* each half's sums exact: their sum is the same whatever the split
+		 * (SLERP's inputs as doubles where they are not paired) */
+		each_piece(j, v0, dot_piece, ctx, 1, (struct spans){&whole, 1, 0},
+		           slerp && (exactly || !pairs), NULL, NULL);
 		for (size_t p = 0; p < np; p++) {
 			ckpt_xsum_merge(&d[0].s[p], &d[1].s[p]);
 			if (exactly)
@@ -498,9 +513,9 @@ static void measure(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 
 	if (!val)
 		die("out of memory");
-	dot_products(j, v0, mv->nx, slerp, np, val);
+	dot_products(j, v0, mv, slerp, np, val);
 	if (slerp) {
-		slerp_coefficients(j->method->t, val[0], val[1], val[2], &mv->a, &mv->lambda);
+		slerp_coefficients(j->method->t, val[1], val[0], val[2], &mv->a, &mv->lambda);
 	} else {
 		mv->lambda = stock_t(mv->nx, val);
 		mv->dc = (double)mv->nx;

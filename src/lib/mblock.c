@@ -416,9 +416,10 @@ void ckpt_mblock_undecided(struct scratch *s, size_t m, size_t es)
 }
 
 /* Add the elements quick() left undecided in the block at off to the
- * pending ones (done together, BLOCK at a time: most blocks have a few). */
-static void gather(const ckpt_mvar *v, struct scratch *s, uint64_t start, size_t off,
-                   size_t m, int masked)
+ * pending ones (done together, BLOCK at a time: most blocks have a few),
+ * from the block's arrays or (f not NULL) its float rows. */
+static void gather(const ckpt_mvar *v, struct scratch *s, const float *const *f,
+                   uint64_t start, size_t off, size_t m, int masked)
 {
 	size_t j = s->npend;
 
@@ -429,11 +430,11 @@ static void gather(const ckpt_mvar *v, struct scratch *s, uint64_t start, size_t
 		}
 		if (s->hard[i] == 0)
 			continue;
-		s->pb[j] = s->b[i];
+		s->pb[j] = f ? f[0][i] : s->b[i];
 		s->pidx[j] = start + off + i;
 		s->at[j] = off + i;
 		for (size_t k = 0; k < v->nx; k++) {
-			s->px[k * BLOCK + j] = s->x[k * BLOCK + i];
+			s->px[k * BLOCK + j] = f ? f[k + 1][i] : s->x[k * BLOCK + i];
 			s->pkeep[k * BLOCK + j] = masked ? s->keep[k * BLOCK + i] : 1.0;
 		}
 		j++;
@@ -487,24 +488,31 @@ static size_t flush(const ckpt_mvar *v, struct scratch *s, void *out)
 }
 
 /* The block's float32 inputs straight into out, if mquick.c decides it
- * so (the common case: all exact).  (Where it does not, the general step
- * draws the mask again: a flush may take the arrays first.) */
+ * so (the common case: all exact), the few elements it leaves pending.
+ * (Where it does not, the general step draws the mask again: a flush may
+ * take the arrays first; here, before the mask, it makes room for them.) */
 static int f32_block(const ckpt_mvar *v, struct scratch *s, const void *const *in,
                      void *out, uint64_t start, size_t off, size_t m, int masked,
                      size_t *bad)
 {
 	const float *at[64]; /* (more models: the general step) */
+	int done;
 
 	if (!s->f32 || v->nx + 1 > sizeof at / sizeof *at)
 		return 0;
+	if (s->npend + FEW_UNDECIDED > BLOCK)
+		*bad += flush(v, s, out);
 	for (size_t k = 0; k <= v->nx; k++) /* (float holds every type here) */
 		at[k] = ckpt_as_float(v->types[k],
 		                      (const char *)in[k] + off * ckpt_dtype_size(v->types[k]),
 		                      s->frow + k * BLOCK, m);
 	if (ckpt_method_random(v->m->kind))
 		dare_mask(v, s, start + off, m);
-	return ckpt_mquick_f32(v, s, at, (char *)out + off * ckpt_dtype_size(v->out), start + off,
+	done = ckpt_mquick_f32(v, s, at, (char *)out + off * ckpt_dtype_size(v->out), start + off,
 	                       m, masked, bad);
+	if (done == 2)
+		gather(v, s, at, start, off, m, masked);
+	return done != 0;
 }
 
 /* The block at off. */
@@ -534,7 +542,7 @@ static size_t block(const ckpt_mvar *v, struct scratch *s, const void *const *in
 	if (s->quick) {
 		bad += ckpt_mquick(v, s, o, m, masked);
 		if (!all_zero(s->hard, m))
-			gather(v, s, start, off, m, masked);
+			gather(v, s, NULL, start, off, m, masked);
 		return bad;
 	}
 	for (size_t i = 0; i < m; i++)

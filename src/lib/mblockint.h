@@ -37,6 +37,24 @@ struct scratch {
 	float *frow;            /* f32 == 2: the block's inputs widened */
 };
 
+/* Model k's keep flags in the block: its mask's or window's, or ones. */
+static inline const double *keep_row(const struct scratch *s, size_t k, int masked)
+{
+	return masked ? s->keep + k * BLOCK : s->ones;
+}
+
+/* The models the float32 steps take element by element in one loop (the
+ * loop over them unrolled); more, a model at a time.  (clang leaves those
+ * loops scalar - it vectorises the loops over the models, whose sums it
+ * may not reorder, and not the loop over the elements - and takes the
+ * loops a model at a time instead.) */
+enum { FUSED = 4 };
+#ifdef __clang__
+#define FUSED_LOOPS 0
+#else
+#define FUSED_LOOPS 1
+#endif
+
 /* Track a term's size: the largest, and the least nonzero. */
 static inline void track(double t, double *big, double *least)
 {
@@ -152,10 +170,19 @@ size_t ckpt_mquick(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, i
  * rows); the block's m elements (the variable's from start) from the
  * inputs (the base's, then the models') into out, of v's output type,
  * where the whole block is exact or bounded (else 0, nothing done), adding
- * the values that overflowed to *bad.  It applies the magnitude windows
+ * the values that overflowed to *bad: 1.  Where its bounds leave at most
+ * FEW_UNDECIDED elements undecided (an exact 0 among them: its bounds
+ * round to zeros of either sign), the rest stored: 2, those elements
+ * hard (their places 0, to be filled).  It applies the magnitude windows
  * itself (DARE's mask: the caller's keep rows). */
+enum { FEW_UNDECIDED = 16 };
 int ckpt_mquick_f32_applies(const ckpt_mvar *v, double exact_c);
 int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, void *out,
                     uint64_t start, size_t m, int masked, size_t *bad);
+
+/* Its bounded step (mbounded.c), where the block is not exact and nothing
+ * is elected: returns as ckpt_mquick_f32() does. */
+int ckpt_mbounded_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, void *out,
+                      size_t m, int masked, size_t *bad);
 
 #endif

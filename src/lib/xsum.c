@@ -251,14 +251,15 @@ static void dot_lanes_fma(ckpt_xsum *s, double *bound, const double *a, const do
 #if CKPT_HAVE_FMA
 enum { PAIR_MODELS = 3, PAIRS = PAIR_MODELS * (PAIR_MODELS + 1) / 2, PAIR_LANES = 4 };
 
-/* The lanes of every pair (nx models, a constant: the loops unroll and
- * the sums stay in registers) in one loop over the elements: the task
- * vectors t_k = x_k - b as TwoSum makes them (an error not 0: the piece is
- * not taken), each pair's products with their errors (FMA) and their
- * double-double sums, as dot_lanes_fma() has them; lane 0 takes the
- * elements past the last whole group. */
+/* The lanes of every pair (nx models and whether there is a base,
+ * constants: the loops unroll and the sums stay in registers) in one loop
+ * over the elements: the task vectors t_k = x_k - b as TwoSum makes them
+ * (an error not 0: the piece is not taken; without a base, x_k itself),
+ * each pair's products with their errors (FMA) and their double-double
+ * sums, as dot_lanes_fma() has them; lane 0 takes the elements past the
+ * last whole group. */
 __attribute__((target("avx2,fma"))) static inline __attribute__((always_inline)) int
-pair_lanes(const float *b, const float *const *x, size_t nx, size_t n,
+pair_lanes(const float *b, const float *const *x, size_t nx, int based, size_t n,
            double hi[PAIRS][PAIR_LANES], double lo[PAIRS][PAIR_LANES])
 {
 	__m256d h[PAIRS], l[PAIRS], t[PAIR_MODELS], inexact = _mm256_setzero_pd();
@@ -269,13 +270,17 @@ pair_lanes(const float *b, const float *const *x, size_t nx, size_t n,
 	for (size_t p = 0; p < PAIRS; p++)
 		h[p] = l[p] = _mm256_setzero_pd();
 	for (; i + PAIR_LANES <= n; i += PAIR_LANES) {
-		__m256d nb = _mm256_xor_pd(_mm256_cvtps_pd(_mm_loadu_ps(b + i)), sign);
+		__m256d nb = based ? _mm256_xor_pd(_mm256_cvtps_pd(_mm_loadu_ps(b + i)), sign)
+		                   : _mm256_setzero_pd();
 
 		for (size_t k = 0; k < nx; k++) {
 			__m256d e;
 
-			t[k] = two_sum_pd(_mm256_cvtps_pd(_mm_loadu_ps(x[k] + i)), nb, &e);
-			inexact = _mm256_or_pd(inexact, e);
+			t[k] = _mm256_cvtps_pd(_mm_loadu_ps(x[k] + i));
+			if (based) {
+				t[k] = two_sum_pd(t[k], nb, &e);
+				inexact = _mm256_or_pd(inexact, e);
+			}
 		}
 		for (size_t a = 0, p = 0; a < nx; a++)
 			for (size_t c = a; c < nx; c++, p++)
@@ -291,7 +296,7 @@ pair_lanes(const float *b, const float *const *x, size_t nx, size_t n,
 		for (size_t k = 0; k < nx; k++) {
 			uint64_t u;
 
-			tk[k] = ckpt_two_sum((double)x[k][i], -(double)b[i], &e);
+			tk[k] = ckpt_two_sum((double)x[k][i], based ? -(double)b[i] : 0.0, &e);
 			memcpy(&u, &e, sizeof u);
 			rest |= u << 1;
 		}
@@ -315,7 +320,12 @@ __attribute__((target("avx2,fma"))) static int pair_dots_fma(ckpt_xsum *s, doubl
                                                              size_t n)
 {
 	double hi[PAIRS][PAIR_LANES], lo[PAIRS][PAIR_LANES], sq[PAIR_MODELS];
-	int exact = nx == 2 ? pair_lanes(b, x, 2, n, hi, lo) : pair_lanes(b, x, 3, n, hi, lo);
+	int exact;
+
+	if (b)
+		exact = nx == 2 ? pair_lanes(b, x, 2, 1, n, hi, lo) : pair_lanes(b, x, 3, 1, n, hi, lo);
+	else
+		exact = nx == 2 ? pair_lanes(b, x, 2, 0, n, hi, lo) : pair_lanes(b, x, 3, 0, n, hi, lo);
 
 	if (!exact)
 		return 0;

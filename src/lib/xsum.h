@@ -27,8 +27,9 @@ void ckpt_xsum_dot(ckpt_xsum *s, const double *a, const double *b, size_t n);
  * the products' sizes and counts alone: the same for any split). */
 void ckpt_xsum_dot_bounded(ckpt_xsum *s, double *bound, const double *a, const double *b,
                            size_t n);
-/* Model stock's dot products at once, each task vector read once: for
- * t_k = x_k - b (nx float32 models and their base), s[p] += sum t_a t_c
+/* Model stock's (and SLERP's) dot products at once, each task vector read
+ * once: for t_k = x_k - b (nx float32 models and their base; b NULL:
+ * t_k = x_k), s[p] += sum t_a t_c
  * and bound[p] as ckpt_xsum_dot_bounded() would for every pair a <= c, in
  * the order (0, 0), (0, 1), .., (1, 1), ..; where it can (2 or 3 models,
  * a CPU with FMA) and every t_k is exact in double: 1.  Else 0, nothing

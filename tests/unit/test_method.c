@@ -159,21 +159,21 @@ static void pair_dots_bound_as_one_pair_at_a_time(void **state)
 	for (size_t k = 0; k <= NX; k++)
 		for (size_t i = 0; i < N; i++)
 			f[k][i] = (float)(((double)rand() / RAND_MAX - 0.5) * ldexp(1, rand() % 20 - 10));
-	for (size_t k = 0; k < NX; k++)
-		for (size_t i = 0; i < N; i++)
-			t[k][i] = (double)f[k + 1][i] - (double)f[0][i]; /* (exact here) */
-	for (size_t nx = 2; nx <= NX; nx++)
+	for (size_t nx = 2, based = 1; nx <= NX; nx += !based, based = !based)
 		for (size_t c = 0; c < 3; c++) {
 			ckpt_xsum s[6], diff;
 			double bound[6] = {0}, got, exact;
 
+			for (size_t k = 0; k < NX; k++) /* (exact here; SLERP's: no base) */
+				for (size_t i = 0; i < N; i++)
+					t[k][i] = (double)f[k + 1][i] - (based ? (double)f[0][i] : 0);
 			for (size_t p = 0; p < 6; p++)
 				ckpt_xsum_init(&s[p]);
 			for (size_t i = 0; i < N; i += pieces[c]) {
 				size_t n = N - i < pieces[c] ? N - i : pieces[c];
 				const float *xi[NX] = {x[0] + i, x[1] + i, x[2] + i};
 
-				if (!ckpt_xsum_pair_dots_f32(s, bound, f[0] + i, xi, nx, n))
+				if (!ckpt_xsum_pair_dots_f32(s, bound, based ? f[0] + i : NULL, xi, nx, n))
 					return; /* (no FMA: the pairs one at a time) */
 			}
 			done = 1;
@@ -950,6 +950,57 @@ static void rounds_the_formula_once(void **state)
 	assert_true(out[1] == (float)(1 + (0x1.000006p0 - 1) / 3));
 }
 
+/* SLERP's r = a x0 + lambda x1 (no exact constant: the bounded step) into
+ * bfloat16 and float32, where it is exactly 0 (x1 = -x0, a = lambda; and
+ * both 0) for a few elements of most blocks - their bounds round to zeros
+ * of either sign: left to the exact step, the rest of the block stored -
+ * and for all of one block (the general step), against the exact
+ * result (+0 where it is 0). */
+static void leaves_a_few_undecided_to_the_exact_step(void **state)
+{
+	enum { N = 4096 };
+	static uint16_t h[2][N], hout[N];
+	static float f[2][N], fout[N];
+	const void *hin[2] = {h[0], h[1]}, *fin[2] = {f[0], f[1]};
+	double w = 1;
+	ckpt_dtype htypes[2] = {CKPT_BF16, CKPT_BF16}, ftypes[2] = {CKPT_F32, CKPT_F32};
+	ckpt_method m = {.kind = CKPT_SLERP, .nmodels = 1, .weights = &w, .lambda = 1,
+	                 .density = 1, .divisor = 1, .t = 0.5};
+	ckpt_mvar v = {.m = &m, .out = CKPT_BF16, .types = htypes, .a = 0.6, .lambda = 0.6,
+	               .dc = 1, .nx = 1};
+	uint64_t z = 11;
+
+	(void)state;
+	for (size_t i = 0; i < N; i++)
+		for (int k = 0; k < 2; k++) {
+			z = z * 6364136223846793005u + 1442695040888963407u;
+			h[k][i] = ckpt_double_to_bf16(ldexp((double)((int64_t)(z >> 33) - (1 << 30)),
+			                                    -30 - (int)(i % 5)));
+			h[k][i] = k && (i % 97 == 5 || (i >= 2048 && i < 2304)) ? h[0][i] ^ 0x8000
+			                                                        : h[k][i];
+			h[k][i] = i % 389 == 7 ? 0 : h[k][i];
+			f[k][i] = (float)ckpt_bf16_to_double(h[k][i]);
+		}
+	assert_int_equal(ckpt_method_range(&v, hin, hout, 0, 0, N), 0);
+	v.out = CKPT_F32;
+	v.types = ftypes;
+	assert_int_equal(ckpt_method_range(&v, fin, fout, 0, 0, N), 0);
+	for (size_t i = 0; i < N; i++) {
+		ckpt_big r, term, one;
+		double odd;
+
+		ckpt_big_set(&r, f[0][i]);
+		ckpt_big_mul(&r, v.a);
+		ckpt_big_set(&term, f[1][i]);
+		ckpt_big_mul(&term, v.lambda);
+		ckpt_big_add(&r, &term);
+		ckpt_big_set(&one, 1);
+		odd = ckpt_big_quotient(&r, &one, 1) + 0.0; /* (an exact 0: +0) */
+		assert_int_equal(hout[i], ckpt_double_to_bf16(odd));
+		assert_true(fout[i] == (float)odd && signbit(fout[i]) == signbit((float)odd));
+	}
+}
+
 /* r = b + sum (x_k - b) / D for D = 3 and 1.5 (no power of two: the
  * exact step divides d r by d = 3), on float32 inputs of a coarse grid and
  * on ones whose result for D = 3 is exactly halfway between two float32
@@ -1229,6 +1280,7 @@ int main(void)
 		cmocka_unit_test(draws_rows_in_avx2_as_one_at_a_time),
 		cmocka_unit_test(windows_floor_exactly),
 		cmocka_unit_test(rounds_the_formula_once),
+		cmocka_unit_test(leaves_a_few_undecided_to_the_exact_step),
 		cmocka_unit_test(divides_by_odd_constants_exactly),
 		cmocka_unit_test(elects_plus_on_a_zero_sum),
 		cmocka_unit_test(elects_for_any_number_of_models),
