@@ -1,5 +1,5 @@
 /* xsum.c - exact sums of doubles, rounded once. */
-#include "xsum.h"
+#include "xsumint.h"
 #include "eft.h"
 #include "vec.h"
 
@@ -249,7 +249,39 @@ static void dot_lanes_fma(ckpt_xsum *s, double *bound, const double *a, const do
 /* ---- every pair of task vectors at once ---------------------------------- */
 
 #if CKPT_HAVE_FMA
-enum { PAIR_MODELS = 3, PAIRS = PAIR_MODELS * (PAIR_MODELS + 1) / 2, PAIR_LANES = 4 };
+/* (lanes: 4 in AVX2, 8 in AVX-512; arrays of the most) */
+enum { PAIR_MODELS = 3, PAIRS = PAIR_MODELS * (PAIR_MODELS + 1) / 2, LANES_MOST = 8 };
+
+/* The elements past the last whole group of lanes, from i, into lane 0;
+ * returns whether a task vector was inexact. */
+static inline __attribute__((always_inline)) int
+pair_tail(const float *b, const float *const *x, size_t nx, int based, size_t i, size_t n,
+          double hi[PAIRS][LANES_MOST], double lo[PAIRS][LANES_MOST])
+{
+	uint64_t rest = 0;
+
+	for (; i < n; i++) {
+		double tk[PAIR_MODELS], e;
+
+		for (size_t k = 0; k < nx && based; k++) {
+			uint64_t u;
+
+			tk[k] = ckpt_two_sum((double)x[k][i], -(double)b[i], &e);
+			memcpy(&u, &e, sizeof u);
+			rest |= u << 1; /* (the error's bits, its sign aside: -0 is exact) */
+		}
+		for (size_t k = 0; k < nx && !based; k++) /* (exact, Inf and NaN too) */
+			tk[k] = x[k][i];
+		for (size_t a = 0, p = 0; a < nx; a++)
+			for (size_t c = a; c < nx; c++, p++) {
+				double qe, q = ckpt_two_prod(tk[a], tk[c], &qe);
+
+				hi[p][0] = ckpt_two_sum(hi[p][0], q, &e);
+				lo[p][0] += e + qe;
+			}
+	}
+	return rest != 0;
+}
 
 /* The lanes of every pair (nx models and whether there is a base,
  * constants: the loops unroll and the sums stay in registers) in one loop
@@ -257,19 +289,18 @@ enum { PAIR_MODELS = 3, PAIRS = PAIR_MODELS * (PAIR_MODELS + 1) / 2, PAIR_LANES 
  * (an error not 0: the piece is not taken; without a base, x_k itself),
  * each pair's products with their errors (FMA) and their double-double
  * sums, as dot_lanes_fma() has them; lane 0 takes the elements past the
- * last whole group. */
+ * last whole group.  Returns whether every t_k was exact. */
 __attribute__((target("avx2,fma"))) static inline __attribute__((always_inline)) int
 pair_lanes(const float *b, const float *const *x, size_t nx, int based, size_t n,
-           double hi[PAIRS][PAIR_LANES], double lo[PAIRS][PAIR_LANES])
+           double hi[PAIRS][LANES_MOST], double lo[PAIRS][LANES_MOST])
 {
 	__m256d h[PAIRS], l[PAIRS], t[PAIR_MODELS], inexact = _mm256_setzero_pd();
 	__m256d sign = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MIN));
-	uint64_t rest = 0;
 	size_t i = 0;
 
 	for (size_t p = 0; p < PAIRS; p++)
 		h[p] = l[p] = _mm256_setzero_pd();
-	for (; i + PAIR_LANES <= n; i += PAIR_LANES) {
+	for (; i + 4 <= n; i += 4) {
 		__m256d nb = based ? _mm256_xor_pd(_mm256_cvtps_pd(_mm_loadu_ps(b + i)), sign)
 		                   : _mm256_setzero_pd();
 
@@ -290,61 +321,120 @@ pair_lanes(const float *b, const float *const *x, size_t nx, int based, size_t n
 		_mm256_storeu_pd(hi[p], h[p]);
 		_mm256_storeu_pd(lo[p], l[p]);
 	}
-	for (; i < n; i++) {
-		double tk[PAIR_MODELS], e;
+	inexact = _mm256_andnot_pd(sign, inexact);
+	return !pair_tail(b, x, nx, based, i, n, hi, lo) &&
+	       _mm256_testz_si256(_mm256_castpd_si256(inexact), _mm256_castpd_si256(inexact));
+}
+
+/* The same in AVX-512: 8 lanes. */
+__attribute__((target("avx512f"))) static inline __m512d two_sum_pd8(__m512d a, __m512d b,
+                                                                    __m512d *e)
+{
+	__m512d s = _mm512_add_pd(a, b), bb = _mm512_sub_pd(s, a);
+
+	*e = _mm512_add_pd(_mm512_sub_pd(a, _mm512_sub_pd(s, bb)), _mm512_sub_pd(b, bb));
+	return s;
+}
+
+__attribute__((target("avx512f"))) static inline __attribute__((always_inline)) int
+pair_lanes8(const float *b, const float *const *x, size_t nx, int based, size_t n,
+            double hi[PAIRS][LANES_MOST], double lo[PAIRS][LANES_MOST])
+{
+	__m512d h[PAIRS], l[PAIRS], t[PAIR_MODELS];
+	__m512i inexact = _mm512_setzero_si512(), sign = _mm512_set1_epi64(INT64_MIN);
+	size_t i = 0;
+
+	for (size_t p = 0; p < PAIRS; p++)
+		h[p] = l[p] = _mm512_setzero_pd();
+	for (; i + 8 <= n; i += 8) {
+		__m512d nb = based ? _mm512_castsi512_pd(_mm512_xor_si512(
+		                         _mm512_castpd_si512(_mm512_cvtps_pd(_mm256_loadu_ps(b + i))),
+		                         sign))
+		                   : _mm512_setzero_pd();
 
 		for (size_t k = 0; k < nx; k++) {
-			uint64_t u;
+			__m512d e;
 
-			tk[k] = ckpt_two_sum((double)x[k][i], based ? -(double)b[i] : 0.0, &e);
-			memcpy(&u, &e, sizeof u);
-			rest |= u << 1;
+			t[k] = _mm512_cvtps_pd(_mm256_loadu_ps(x[k] + i));
+			if (based) {
+				t[k] = two_sum_pd8(t[k], nb, &e);
+				inexact = _mm512_or_si512(inexact, _mm512_castpd_si512(e));
+			}
 		}
 		for (size_t a = 0, p = 0; a < nx; a++)
 			for (size_t c = a; c < nx; c++, p++) {
-				double qe, q = ckpt_two_prod(tk[a], tk[c], &qe);
+				__m512d q = _mm512_mul_pd(t[a], t[c]), qe = _mm512_fmsub_pd(t[a], t[c], q), e;
 
-				hi[p][0] = ckpt_two_sum(hi[p][0], q, &e);
-				lo[p][0] += e + qe;
+				h[p] = two_sum_pd8(h[p], q, &e);
+				l[p] = _mm512_add_pd(l[p], _mm512_add_pd(e, qe));
 			}
 	}
-	/* (the errors' bits, their signs aside: -0 is exact) */
-	inexact = _mm256_andnot_pd(sign, inexact);
-	return _mm256_testz_si256(_mm256_castpd_si256(inexact), _mm256_castpd_si256(inexact)) &&
-	       !rest;
+	for (size_t p = 0; p < PAIRS; p++) {
+		_mm512_storeu_pd(hi[p], h[p]);
+		_mm512_storeu_pd(lo[p], l[p]);
+	}
+	return !pair_tail(b, x, nx, based, i, n, hi, lo) &&
+	       !_mm512_test_epi64_mask(_mm512_andnot_si512(sign, inexact),
+	                               _mm512_andnot_si512(sign, inexact));
 }
 
-__attribute__((target("avx2,fma"))) static int pair_dots_fma(ckpt_xsum *s, double *bound,
-                                                             const float *b,
-                                                             const float *const *x, size_t nx,
-                                                             size_t n)
+/* Each pair's lanes (L of them) added to s exactly, what they may be off
+ * by to bound. */
+static void pair_sums(ckpt_xsum *s, double *bound, size_t nx, size_t n, size_t L,
+                      double hi[PAIRS][LANES_MOST], double lo[PAIRS][LANES_MOST])
 {
-	double hi[PAIRS][PAIR_LANES], lo[PAIRS][PAIR_LANES], sq[PAIR_MODELS];
-	int exact;
+	double sq[PAIR_MODELS];
 
-	if (b)
-		exact = nx == 2 ? pair_lanes(b, x, 2, 1, n, hi, lo) : pair_lanes(b, x, 3, 1, n, hi, lo);
-	else
-		exact = nx == 2 ? pair_lanes(b, x, 2, 0, n, hi, lo) : pair_lanes(b, x, 3, 0, n, hi, lo);
-
-	if (!exact)
-		return 0;
 	/* sum |t_a t_c|: the squares' sums themselves (pair p of a == c), and
 	 * by Cauchy and Schwarz at most their roots' product for the others */
 	for (size_t a = 0, p = 0; a < nx; p += nx - a, a++) {
 		sq[a] = 0;
-		for (size_t j = 0; j < PAIR_LANES; j++)
+		for (size_t j = 0; j < L; j++)
 			sq[a] += hi[p][j] + fabs(lo[p][j]);
 		sq[a] = sqrt(sq[a] * (1 + 0x1p-40));
 	}
 	for (size_t a = 0, p = 0; a < nx; a++)
 		for (size_t c = a; c < nx; c++, p++) {
-			for (size_t j = 0; j < PAIR_LANES; j++) {
+			for (size_t j = 0; j < L; j++) {
 				add(&s[p], hi[p][j]);
 				add(&s[p], lo[p][j]);
 			}
-			bound[p] += lanes_bound(n, PAIR_LANES, sq[a] * sq[c] * (1 + 0x1p-40));
+			bound[p] += lanes_bound(n, L, sq[a] * sq[c] * (1 + 0x1p-40));
 		}
+}
+
+/* (each case its own loop: the model count and whether there is a base
+ * constants) */
+__attribute__((target("avx2,fma"))) static int pair_lanes4_any(const float *b,
+                                                               const float *const *x,
+                                                               size_t nx, size_t n,
+                                                               double hi[PAIRS][LANES_MOST],
+                                                               double lo[PAIRS][LANES_MOST])
+{
+	if (b)
+		return nx == 2 ? pair_lanes(b, x, 2, 1, n, hi, lo) : pair_lanes(b, x, 3, 1, n, hi, lo);
+	return nx == 2 ? pair_lanes(b, x, 2, 0, n, hi, lo) : pair_lanes(b, x, 3, 0, n, hi, lo);
+}
+
+__attribute__((target("avx512f"))) static int pair_lanes8_any(const float *b,
+                                                              const float *const *x,
+                                                              size_t nx, size_t n,
+                                                              double hi[PAIRS][LANES_MOST],
+                                                              double lo[PAIRS][LANES_MOST])
+{
+	if (b)
+		return nx == 2 ? pair_lanes8(b, x, 2, 1, n, hi, lo) : pair_lanes8(b, x, 3, 1, n, hi, lo);
+	return nx == 2 ? pair_lanes8(b, x, 2, 0, n, hi, lo) : pair_lanes8(b, x, 3, 0, n, hi, lo);
+}
+
+int ckpt_xsum_pair_dots_f32_lanes(ckpt_xsum *s, double *bound, const float *b,
+                                  const float *const *x, size_t nx, size_t n, int wide)
+{
+	double hi[PAIRS][LANES_MOST] = {{0}}, lo[PAIRS][LANES_MOST] = {{0}};
+
+	if (!(wide ? pair_lanes8_any(b, x, nx, n, hi, lo) : pair_lanes4_any(b, x, nx, n, hi, lo)))
+		return 0;
+	pair_sums(s, bound, nx, n, wide ? 8 : 4, hi, lo);
 	return 1;
 }
 #endif
@@ -365,7 +455,8 @@ int ckpt_xsum_pair_dots_f32(ckpt_xsum *s, double *bound, const float *b, const f
 {
 #if CKPT_HAVE_FMA
 	if (ckpt_xsum_pair_dots_can(nx))
-		return pair_dots_fma(s, bound, b, x, nx, n);
+		return ckpt_xsum_pair_dots_f32_lanes(s, bound, b, x, nx, n,
+		                                     __builtin_cpu_supports("avx512f"));
 #endif
 	(void)s, (void)bound, (void)b, (void)x, (void)nx, (void)n;
 	return 0;

@@ -32,12 +32,13 @@ void ckpt_xsum_dot_bounded(ckpt_xsum *s, double *bound, const double *a, const d
  * t_k = x_k), s[p] += sum t_a t_c
  * and bound[p] as ckpt_xsum_dot_bounded() would for every pair a <= c, in
  * the order (0, 0), (0, 1), .., (1, 1), ..; where it can (2 or 3 models,
- * a CPU with FMA) and every t_k is exact in double: 1.  Else 0, nothing
- * added (the caller takes a pair at a time). */
+ * a CPU with FMA) and every t_k is exact in double (always, without a
+ * base): 1.  Else 0, nothing added (the caller takes a pair at a time). */
 int ckpt_xsum_pair_dots_f32(ckpt_xsum *s, double *bound, const float *b, const float *const *x,
                             size_t nx, size_t n);
 /* Whether it can for nx models on this CPU (else it adds nothing, ever). */
 int ckpt_xsum_pair_dots_can(size_t nx);
+
 /* Where s - bound and s + bound round to the same double, that double (the
  * exact sum's, which lies between) into *out: 1; else 0. */
 int ckpt_xsum_round_bounded(const ckpt_xsum *s, double bound, double *out);

@@ -11,7 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "lib/xsum.h"
+#include "lib/xsumint.h"
 
 static double quotient_of(double a, double b, int to_odd)
 {
@@ -140,7 +140,21 @@ static void bounded_dots_round_as_exact_ones(void **state)
 	free(b);
 }
 
-/* Model stock's pairs at once (where the CPU has FMA): every pair's sum
+/* The pairs in AVX2 (wide 0) or AVX-512 (1), where the CPU has them (else
+ * as the library chooses). */
+static int pair_dots_lanes(ckpt_xsum *s, double *bound, const float *b, const float *const *x,
+                           size_t nx, size_t n, int wide)
+{
+#if CKPT_HAVE_FMA
+	if (ckpt_xsum_pair_dots_can(nx) && (!wide || __builtin_cpu_supports("avx512f")))
+		return ckpt_xsum_pair_dots_f32_lanes(s, bound, b, x, nx, n, wide);
+#endif
+	(void)wide;
+	return ckpt_xsum_pair_dots_f32(s, bound, b, x, nx, n);
+}
+
+/* Model stock's pairs at once (where the CPU has FMA), and SLERP's (no
+ * base), in AVX2 and AVX-512: every pair's sum
  * off the exact one by at most its bound, and rounded as the exact one
  * where the bound decides, for 2 and 3 models and pieces of any length
  * (the last elements past the vectors' groups); a task vector not exact
@@ -159,6 +173,7 @@ static void pair_dots_bound_as_one_pair_at_a_time(void **state)
 	for (size_t k = 0; k <= NX; k++)
 		for (size_t i = 0; i < N; i++)
 			f[k][i] = (float)(((double)rand() / RAND_MAX - 0.5) * ldexp(1, rand() % 20 - 10));
+	for (int wide = 0; wide < 2; wide++) /* (AVX2, AVX-512: where the CPU has them) */
 	for (size_t nx = 2, based = 1; nx <= NX; nx += !based, based = !based)
 		for (size_t c = 0; c < 3; c++) {
 			ckpt_xsum s[6], diff;
@@ -173,7 +188,7 @@ static void pair_dots_bound_as_one_pair_at_a_time(void **state)
 				size_t n = N - i < pieces[c] ? N - i : pieces[c];
 				const float *xi[NX] = {x[0] + i, x[1] + i, x[2] + i};
 
-				if (!ckpt_xsum_pair_dots_f32(s, bound, based ? f[0] + i : NULL, xi, nx, n))
+				if (!pair_dots_lanes(s, bound, based ? f[0] + i : NULL, xi, nx, n, wide))
 					return; /* (no FMA: the pairs one at a time) */
 			}
 			done = 1;
@@ -197,17 +212,17 @@ static void pair_dots_bound_as_one_pair_at_a_time(void **state)
 		}
 	if (!done)
 		return;
-	for (size_t at = 0; at < 2; at++) { /* (in a group; past them) */
+	for (size_t at = 0; at < 4; at++) { /* (in a group; past them; AVX2, AVX-512) */
 		ckpt_xsum s[6];
 		double bound[6] = {0};
-		size_t i = at ? 10 : 3;
+		size_t i = at % 2 ? 10 : 3;
 		float b0 = f[0][i], x0 = f[1][i];
 
 		for (size_t p = 0; p < 6; p++)
 			ckpt_xsum_init(&s[p]);
 		f[0][i] = 0x1p-30f;
 		f[1][i] = 0x1p30f;
-		assert_false(ckpt_xsum_pair_dots_f32(s, bound, f[0], x, 3, 11));
+		assert_false(pair_dots_lanes(s, bound, f[0], x, 3, 11, at >= 2));
 		for (size_t p = 0; p < 6; p++)
 			assert_true(ckpt_xsum_round(&s[p]) == 0 && bound[p] == 0);
 		f[0][i] = b0;
