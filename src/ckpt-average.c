@@ -408,11 +408,12 @@ static void changed_by_dtype(void *arg, const struct work *w)
 		                             w->c->out, w->out, w->p.n);
 }
 
-/* Average this rank's share of variable v0; returns how many values were
- * out of the range of the type stored, and in *changed how many --dtype
+/* Average this rank's share of variable v0 (a merge method's dot
+ * products: dots, where measured); returns how many values were out of
+ * the range of the type stored, and in *changed how many --dtype
  * changed. */
 static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
-                          const struct share *sh, uint64_t *changed)
+                          const struct share *sh, uint64_t *changed, const double *dots)
 {
 	ckpt_slab *s = calloc(j->nin, sizeof *s);
 	size_t *which = calloc(j->nin, sizeof *which), m, bad = 0;
@@ -433,7 +434,7 @@ static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
 		free(which);
 		free(types);
 		free(wbuf);
-		return method_var(j, ov, v0, to, sh);
+		return method_var(j, ov, v0, to, sh, dots);
 	}
 	if (sh->end == sh->first) {
 		write_rest(ov, 0, sh->rounds);
@@ -541,6 +542,7 @@ static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *b
 	ckpt_outvar *ov[BATCH];
 	struct share sh[BATCH];
 	size_t n = 0, at[BATCH], to = from, most = ckpt_par_on() ? BATCH : 1;
+	double *dots;
 
 	for (; to < j->in[0]->nvars && n < most; to++) {
 		if (!computed(&vars[to]))
@@ -552,6 +554,7 @@ static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *b
 			die_lib();
 	}
 	plan_batch(j, v, ov, n, sh);
+	dots = dots_batch(j, v, ov, n, sh);
 	for (int pass = 1; pass >= 0; pass--)
 		for (size_t i = 0; i < n; i++) {
 			if (ckpt_outvar_collective(ov[i]) != pass ||
@@ -562,10 +565,12 @@ static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *b
 
 				warn("%s: averaging over %zu input%s", v[i]->name, m, m == 1 ? "" : "s");
 			}
-			bad[at[i]] = average_var(j, ov[i], v[i], &sh[i], &changed[at[i]]);
+			bad[at[i]] = average_var(j, ov[i], v[i], &sh[i], &changed[at[i]],
+			                         dots ? dots + i * dots_count(j) : NULL);
 		}
 	for (size_t i = 0; i < n; i++)
 		ckpt_outvar_close(ov[i]);
+	free(dots);
 	return to;
 }
 
@@ -587,7 +592,7 @@ static void average_unshareable(struct job *j, ckpt_out *o, uint64_t *bad,
 		                                                               : v->dtype)))
 			die_lib();
 		if (!ckpt_outvar_shareable(ov))
-			bad[i] = average_var(j, ov, v, &whole, &changed[i]);
+			bad[i] = average_var(j, ov, v, &whole, &changed[i], NULL);
 		ckpt_outvar_close(ov);
 	}
 }

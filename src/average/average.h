@@ -44,9 +44,30 @@ void plan_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
 void write_rest(ckpt_outvar *ov, size_t written, size_t rounds);
 
 /* A merge method on this rank's share of variable v0 (of the first
- * input), into type `to`; returns how many values were out of its range. */
+ * input), into type `to`, with its dot products where the batch measured
+ * them (dots_batch(); else NULL); returns how many values were out of its
+ * range. */
 size_t method_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0, ckpt_dtype to,
-                  const struct share *sh);
+                  const struct share *sh, const double *dots);
+
+/* The types of variable v0 in each input. */
+void method_types(const struct job *j, const ckpt_var *v0, ckpt_dtype *types);
+
+/* The dot products a variable takes (SLERP: 3; model stock: one a pair of
+ * models, i <= j). */
+size_t dots_count(const struct job *j);
+
+/* Under MPI, with SLERP or model stock, the dot products of the batch's
+ * variables (those the batch computes; malloc'd, dots_count(j) a
+ * variable): each rank sums over its share sh[i] and the ranks' exact sums
+ * are added, so that none reads a tensor whole for them (collective).
+ * Else NULL. */
+double *dots_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov, size_t n,
+                   const struct share *sh);
+
+/* SLERP's or model stock's coefficients of v0 into mv, from its dot
+ * products (measured: dots_batch()'s; NULL: measured here, whole). */
+void dots_measure(struct job *j, const ckpt_var *v0, ckpt_mvar *mv, const double *measured);
 
 /* What method_var will do with v0, on one line of stdout (--dry-run). */
 void method_plan(const struct job *j, const ckpt_var *v0);

@@ -1,7 +1,7 @@
 /* method.c - ckpt-average's merge methods, one variable at a time: the
- * whole-tensor quantities first (magnitude windows by radix select, dot
- * products exactly), each in streamed passes over every input's slabs,
- * then the formula over this rank's share, slab by slab. */
+ * whole-tensor quantities first (magnitude windows by radix select; dot
+ * products exactly, dots.c), each in streamed passes over every input's
+ * slabs, then the formula over this rank's share, slab by slab. */
 #include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,12 +9,9 @@
 
 #include "prog.h"
 #include "average/average.h"
+#include "average/pieces.h"
 #include "average/work.h"
 #include "lib/topk.h"
-#include "lib/xsum.h"
-
-/* Values converted and keyed at a time in the first passes. */
-#define PIECE 4096
 
 struct readers {
 	size_t n;
@@ -45,36 +42,6 @@ static void close_all(struct readers *r)
 	free(r->types);
 }
 
-/* The elements a pass reads: the slabs that hold [from, to) (to 0: to the
- * end); a pass reads each of its spans in turn, in slabs of `per` elements
- * (0: AVG_SLAB_BYTES). */
-struct span {
-	uint64_t from, to;
-};
-
-struct spans {
-	const struct span *at;
-	size_t n, per;
-};
-
-static const struct span whole = {0, 0};
-
-/* One pass over the variable (or the slabs of spans of it), each piece of
- * every input to fn, in flat order on one thread; or (split) on two, each
- * with its ctx (ctx[0], ctx[1]), taking the next piece of a slab as it is
- * free.  A piece: n elements from the variable's element start, each
- * input's in its type (in, types) and, where the pass asks for them, as
- * doubles (x); in the span being read. */
-struct piece {
-	const void **in;
-	const ckpt_dtype *types;
-	const double **x;
-	uint64_t start;
-	size_t n;
-	const struct span *span;
-};
-
-typedef void piece_fn(void *ctx, const struct piece *p);
 
 /* The slab being taken piece by piece (work.h): its buffers stay valid
  * while the next slab is read. */
@@ -129,9 +96,6 @@ static void free_taker(struct taker *h)
 	free(h->at);
 }
 
-/* (slab_fn: after each slab's pieces, with the elements done, where given) */
-typedef void slab_fn(void *arg, uint64_t done);
-
 /* Seek every input to the slab that holds element `from` (seeks, no
  * reads). */
 static void seek_all(struct readers *r, uint64_t from)
@@ -142,8 +106,8 @@ static void seek_all(struct readers *r, uint64_t from)
 		ckpt_slab_seek(&r->s[i], slab);
 }
 
-static void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **ctx, int split,
-                       struct spans sp, int doubles, slab_fn *after, void *arg)
+void each_piece(struct job *j, const ckpt_var *v0, piece_fn *fn, void **ctx, int split,
+                struct spans sp, int doubles, slab_fn *after, void *arg)
 {
 	struct readers r;
 	struct cur_slab s = {&r, NULL, 0, doubles, NULL};
@@ -319,211 +283,14 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 		     passes - ranged == 1 ? "" : "es", partial, after);
 }
 
-/* ---- dot products ----------------------------------------------------------- */
-
-/* Model stock: tau_i.tau_j, i <= j (tau_i exactly: th + tl, tl mostly 0);
- * SLERP: the same of x0 and x1 (x0.x0, x0.x1, x1.x1). */
-struct dots {
-	size_t nmodels;
-	int slerp;
-	ckpt_xsum *s;
-	double *th, *tl; /* PIECE per model */
-	double *bound;   /* NULL: exactly; else what each sum may be off by */
-	int *exact;      /* per model: its piece's tl all 0 */
-	float *f;        /* PIECE per input, where the pairs are taken at
-	                  * once (pairs_at_once()): widened */
-};
-
-/* d's sum p += a . b, exactly or with its bound */
-static void dot(struct dots *d, size_t p, const double *a, const double *b, size_t n)
-{
-	if (d->bound)
-		ckpt_xsum_dot_bounded(&d->s[p], &d->bound[p], a, b, n);
-	else
-		ckpt_xsum_dot(&d->s[p], a, b, n);
-}
-
-/* The pairs at once, from the inputs widened to float (with a bound;
- * xsum.h says where it can): 1 where done. */
-static int pair_dots(struct dots *d, const struct piece *pc)
-{
-	const float *f[4];
-
-	for (size_t k = 0; k <= d->nmodels; k++)
-		if (!(f[k] = ckpt_as_float(pc->types[k], pc->in[k], d->f + k * PIECE, pc->n)))
-			return 0;
-	if (d->slerp) /* (x0 and x1, no base) */
-		return ckpt_xsum_pair_dots_f32(d->s, d->bound, NULL, f, 2, pc->n);
-	return ckpt_xsum_pair_dots_f32(d->s, d->bound, f[0], f + 1, d->nmodels, pc->n);
-}
-
-/* Whether a variable's pairs are taken at once: inputs float holds, and
- * a CPU and model count ckpt_xsum_pair_dots_f32() takes. */
-static int pairs_at_once(size_t nin, const ckpt_dtype *types, int slerp)
-{
-	for (size_t k = 0; k < nin; k++)
-		if (!ckpt_dtype_holds(CKPT_F32, types[k]))
-			return 0;
-	return ckpt_xsum_pair_dots_can(slerp ? 2 : nin - 1);
-}
-
-static void dot_piece(void *ctx, const struct piece *pc)
-{
-	struct dots *d = ctx;
-	const double *const *x = pc->x; /* (SLERP's: model stock's come from the inputs) */
-	size_t nm = d->nmodels, n = pc->n;
-
-	if (d->bound && d->f && pair_dots(d, pc))
-		return;
-	if (d->slerp) {
-		dot(d, 0, x[0], x[0], n);
-		dot(d, 1, x[0], x[1], n);
-		dot(d, 2, x[1], x[1], n);
-		return;
-	}
-	for (size_t a = 0; a < nm; a++)
-		d->exact[a] = ckpt_task_vector(pc->types[0], pc->in[0], pc->types[a + 1],
-		                               pc->in[a + 1], d->th + a * PIECE, d->tl + a * PIECE, n);
-	for (size_t a = 0, p = 0; a < nm; a++)
-		for (size_t b = a; b < nm; b++, p++) {
-			const double *ah = d->th + a * PIECE, *al = d->tl + a * PIECE;
-			const double *bh = d->th + b * PIECE, *bl = d->tl + b * PIECE;
-
-			dot(d, p, ah, bh, n);
-			if (d->exact[a] && d->exact[b])
-				continue;
-			dot(d, p, ah, bl, n);
-			dot(d, p, al, bh, n);
-			dot(d, p, al, bl, n);
-		}
-}
-
-/* SLERP's coefficients from the tensor's dot products, as mergekit's
- * slerp(): normalised vectors (a norm of at most 1e-8 left as it is),
- * linear where |cos| > 0.9995; NaN (a NaN or Inf in the tensor) makes
- * them NaN. */
-static void slerp_coefficients(double t, double dot, double n0, double n1, double *s0,
-                               double *s1)
-{
-	double u0 = sqrt(n0), u1 = sqrt(n1), c, theta, st;
-
-	u0 = u0 > 1e-8 ? u0 : 1;
-	u1 = u1 > 1e-8 ? u1 : 1;
-	c = dot / (u0 * u1);
-	if (fabs(c) > 0.9995) {
-		*s0 = 1 - t;
-		*s1 = t;
-		return;
-	}
-	theta = acos(c);
-	st = sin(theta);
-	*s0 = sin(theta - theta * t) / st;
-	*s1 = sin(theta * t) / st;
-}
-
-/* Model stock's t from the mean pairwise cosine of the task vectors. */
-static double stock_t(size_t n, const double *dots)
-{
-	double sum = 0, *sq = calloc(n, sizeof *sq);
-	size_t pairs = 0;
-
-	if (!sq)
-		die("out of memory");
-	for (size_t a = 0, p = 0; a < n; a++)
-		for (size_t b = a; b < n; b++, p++)
-			if (a == b)
-				sq[a] = sqrt(dots[p]);
-	for (size_t a = 0, p = 0; a < n; a++)
-		for (size_t b = a; b < n; b++, p++) {
-			double prod = sq[a] * sq[b], c;
-
-			if (a == b)
-				continue;
-			c = dots[p] / (prod > 1e-6 ? prod : 1e-6);
-			sum += c < -1 ? -1 : c > 1 ? 1 : c;
-			pairs++;
-		}
-	free(sq);
-	sum /= (double)pairs;
-	return (double)n * sum / (1 + (double)(n - 1) * sum);
-}
-
-/* The tensor's dot products, each exactly rounded: in double-double with
- * a bound first (one pass, the same result whatever the split where the
- * bound decides the rounding: nearly always), else exactly. */
-static void dot_products(struct job *j, const ckpt_var *v0, const ckpt_mvar *mv, int slerp,
-                         size_t np, double *val)
-{
-	struct dots d[2];
-	void *ctx[2] = {&d[0], &d[1]};
-	size_t nx = mv->nx;
-	int decided = 1, pairs = pairs_at_once(nx + 1, mv->types, slerp);
-
-	for (int t = 0; t < 2; t++) {
-		d[t] = (struct dots){nx, slerp, calloc(np, sizeof *d[t].s),
-		                     calloc(nx * PIECE, sizeof *d[t].th),
-		                     calloc(nx * PIECE, sizeof *d[t].tl), calloc(np, sizeof(double)),
-		                     calloc(nx, sizeof(int)), NULL};
-		if (pairs)
-			d[t].f = malloc((nx + 1) * PIECE * sizeof *d[t].f);
-		if (!d[t].s || !d[t].th || !d[t].tl || !d[t].bound || !d[t].exact ||
-		    (pairs && !d[t].f))
-			die("out of memory");
-	}
-	for (int exactly = 0; exactly < 2; exactly++) {
-		for (int t = 0; exactly && t < 2; t++) {
-			free(d[t].bound);
-			d[t].bound = NULL;
-			for (size_t p = 0; p < np; p++)
-				ckpt_xsum_init(&d[t].s[p]);
-		}
-		/* each half's sums exact: their sum is the same whatever the split
-		 * (SLERP's inputs as doubles where they are not paired) */
-		each_piece(j, v0, dot_piece, ctx, 1, (struct spans){&whole, 1, 0},
-		           slerp && (exactly || !pairs), NULL, NULL);
-		for (size_t p = 0; p < np; p++) {
-			ckpt_xsum_merge(&d[0].s[p], &d[1].s[p]);
-			if (exactly)
-				val[p] = ckpt_xsum_round(&d[0].s[p]);
-			else
-				decided &= ckpt_xsum_round_bounded(&d[0].s[p],
-				                                   d[0].bound[p] + d[1].bound[p], &val[p]);
-		}
-		if (decided && !exactly)
-			break;
-	}
-	if (j->verbose)
-		warn("%s: dot products measured in %s", v0->name,
-		     decided ? "1 pass" : "2 passes (the second exactly)");
-	for (int t = 0; t < 2; t++) {
-		free(d[t].s);
-		free(d[t].th);
-		free(d[t].tl);
-		free(d[t].bound);
-		free(d[t].exact);
-		free(d[t].f);
-	}
-}
-
-static void measure(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
-{
-	int slerp = j->method->kind == CKPT_SLERP;
-	size_t np = slerp ? 3 : mv->nx * (mv->nx + 1) / 2;
-	double *val = calloc(np, sizeof *val);
-
-	if (!val)
-		die("out of memory");
-	dot_products(j, v0, mv, slerp, np, val);
-	if (slerp) {
-		slerp_coefficients(j->method->t, val[1], val[0], val[2], &mv->a, &mv->lambda);
-	} else {
-		mv->lambda = stock_t(mv->nx, val);
-		mv->dc = (double)mv->nx;
-	}
-	free(val);
-}
 
 /* ---- a variable --------------------------------------------------------- */
+
+void method_types(const struct job *j, const ckpt_var *v0, ckpt_dtype *types)
+{
+	for (size_t k = 0; k < j->nin; k++)
+		types[k] = k ? ckpt_find(j->in[k], v0->name)->dtype : v0->dtype;
+}
 
 static void plan_var(struct job *j, const ckpt_var *v0, ckpt_dtype to, ckpt_mvar *mv,
                      ckpt_dtype *types)
@@ -541,8 +308,7 @@ static void plan_var(struct job *j, const ckpt_var *v0, ckpt_dtype to, ckpt_mvar
 	mv->dc = (ckpt_method_random(m->kind) ? m->density : 1) *
 	         (ckpt_method_elects(m->kind) && m->normalize ? 1 : m->divisor);
 	mv->mask_key = ckpt_dare_key(m->seed, v0->name);
-	for (size_t k = 0; k < j->nin; k++)
-		types[k] = k ? ckpt_find(j->in[k], v0->name)->dtype : v0->dtype;
+	method_types(j, v0, types);
 }
 
 /* Compute this rank's slabs (work.c). */
@@ -576,7 +342,7 @@ static size_t apply(struct job *j, ckpt_outvar *ov, const ckpt_mvar *mv, ckpt_dt
 }
 
 size_t method_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0, ckpt_dtype to,
-                  const struct share *sh)
+                  const struct share *sh, const double *dots)
 {
 	ckpt_mvar mv;
 	ckpt_dtype *types = calloc(j->nin, sizeof *types);
@@ -589,13 +355,15 @@ size_t method_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0, ckpt_dtype
 	mv.hi = calloc(mv.nx + 1, sizeof *mv.hi);
 	if (!mv.lo || !mv.hi)
 		die("out of memory");
-	/* every rank with a share measures the whole tensor (the same numbers
-	 * on all); a rank without one neither needs them nor takes part */
+	/* every rank with a share finds the windows over the whole tensor (the
+	 * same on all), and the dot products where the batch has not measured
+	 * them (dots); a rank without a share neither needs them nor takes
+	 * part */
 	if (sh->end > sh->first) {
 		if (ckpt_method_ranks(j->method->kind))
 			find_windows(j, v0, &mv);
 		if (ckpt_method_dots(j->method->kind))
-			measure(j, v0, &mv);
+			dots_measure(j, v0, &mv, dots);
 		bad = apply(j, ov, &mv, to, sh, &written);
 	}
 	write_rest(ov, written, sh->rounds);

@@ -1,9 +1,12 @@
 /* xsum.c - exact sums of doubles, rounded once. */
 #include "xsumint.h"
 #include "eft.h"
+#include "err.h"
+#include "par.h"
 #include "vec.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void ckpt_xsum_init(ckpt_xsum *s)
@@ -93,6 +96,33 @@ void ckpt_xsum_merge(ckpt_xsum *s, ckpt_xsum *t)
 	for (int i = 0; i < CKPT_XSUM_DIGITS; i++)
 		s->d[i] += t->d[i];
 	s->nonfinite |= t->nonfinite;
+}
+
+int ckpt_xsum_sum_ranks(ckpt_xsum *s, size_t n)
+{
+	enum { PER = CKPT_XSUM_DIGITS + 1 }; /* (the digits and the NaN flag) */
+	uint64_t *v = malloc((n * PER + 1) * sizeof *v);
+
+	if (!v)
+		return ckpt_seterr("out of memory");
+	for (size_t i = 0; i < n; i++) {
+		settle(&s[i]); /* (digits below 2^32: P of them add without overflow) */
+		for (int d = 0; d < CKPT_XSUM_DIGITS; d++)
+			v[i * PER + (size_t)d] = (uint64_t)s[i].d[d];
+		v[i * PER + CKPT_XSUM_DIGITS] = s[i].nonfinite != 0;
+	}
+	if (ckpt_par_sum_u64(v, n * PER) < 0) {
+		free(v);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		for (int d = 0; d < CKPT_XSUM_DIGITS; d++) /* (two's complement: the top's sign) */
+			s[i].d[d] = (int64_t)v[i * PER + (size_t)d];
+		s[i].nonfinite = v[i * PER + CKPT_XSUM_DIGITS] != 0;
+		settle(&s[i]);
+	}
+	free(v);
+	return 0;
 }
 
 double ckpt_xsum_round(ckpt_xsum *s)

@@ -42,6 +42,10 @@ int ckpt_xsum_pair_dots_can(size_t nx);
 /* Where s - bound and s + bound round to the same double, that double (the
  * exact sum's, which lies between) into *out: 1; else 0. */
 int ckpt_xsum_round_bounded(const ckpt_xsum *s, double bound, double *out);
+/* Each of s[0..n) the sum of every rank's, on every rank (under MPI;
+ * else as it is): exactly, whatever the order; collective.  -1 with a
+ * message where that failed. */
+int ckpt_xsum_sum_ranks(ckpt_xsum *s, size_t n);
 /* s += t (t's sum, exactly). */
 void ckpt_xsum_merge(ckpt_xsum *s, ckpt_xsum *t);
 /* The sum rounded to nearest even (NaN after a NaN or Inf). */

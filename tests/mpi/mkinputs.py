@@ -1,7 +1,8 @@
 """mkinputs.py DIR: the checkpoints tests/mpi/run.sh averages - contiguous,
 compact, chunked and chunked+gzip variables, 16-bit and integer types, a scalar, an
 empty one, a string, attributes - as a.h5 b.h5 c.h5; short.h5 lacks 'big';
-tiny0.h5 and tiny1.h5 hold one scalar; ub0.h5 and ub1.h5 have a user block.
+tiny0.h5 and tiny1.h5 hold one scalar; ub0.h5 and ub1.h5 have a user block;
+tie0.h5 and tie1.h5 a tie for SLERP's dot product.
 mkinputs.py --damage FILE: spoil every gzip chunk of 'big' in FILE."""
 import os
 import sys
@@ -58,6 +59,15 @@ else:
     for i in range(2):
         with h5py.File(os.path.join(sys.argv[1], 'tiny%d.h5' % i), 'w') as f:
             f.create_dataset('only', data=np.float32(i + 0.25))
+    # SLERP's x0.x1 exactly halfway between two doubles, 299999 + 2^-35:
+    # no bound decides it, the second pass sums exactly (two slabs of 1 MiB,
+    # gzip: written collectively, each rank measuring its share)
+    n = 300000
+    x0, x1 = np.ones(n, 'f4'), np.ones(n, 'f4')
+    x0[-1] = 2.0 ** -35
+    for i, x in enumerate([x0, x1]):
+        with h5py.File(os.path.join(sys.argv[1], 'tie%d.h5' % i), 'w') as f:
+            f.create_dataset('x', data=x, chunks=(50000,), compression='gzip')
         path = os.path.join(sys.argv[1], 'ub%d.h5' % i)
         with h5py.File(path, 'w', userblock_size=512) as f:
             f.create_dataset('w', data=np.arange(100000, dtype='f4') * (i + 1),

@@ -88,6 +88,13 @@ for m in "task-arithmetic --lambda 0.7" "ties --density 0.3" "ties --density 0.5
 	averaged "method $m" --method $m --base a.h5 b.h5 c.h5
 done
 averaged "method slerp" --method slerp -t 0.4 b.h5 c.h5
+averaged "method slerp, a tie" --method slerp -t 0.3 tie0.h5 tie1.h5
+par 3 ckpt-average -v -o tie.h5 --method slerp -t 0.3 tie0.h5 tie1.h5
+if [ "$rc" -eq 0 ] && grep -q '^ckpt-average: x: dot products measured in 2 passes' err; then
+	ok "method slerp, a tie: an exact second pass"
+else
+	bad "method slerp, a tie: exit $rc, not 2 passes: $(cat err)"
+fi
 # one small variable: the other ranks get no work
 averaged "ranks without work" tiny0.h5 tiny1.h5
 averaged "user block" ub0.h5 ub1.h5

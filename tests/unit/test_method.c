@@ -86,6 +86,14 @@ static void xsum_is_order_free(void **state)
 	ckpt_xsum_add(&a, -3);
 	ckpt_xsum_add(&a, 0x1p-1074);
 	assert_true(ckpt_xsum_round(&a) == -3);
+	b = a; /* one rank's sums over the ranks: themselves (negative, and NaN) */
+	ckpt_xsum_add(&b, NAN);
+	ckpt_xsum_add(&a, -0x1p-1074);
+	ckpt_xsum_add(&a, 0x1p-1000);
+	ckpt_xsum_add(&a, 0.25);
+	assert_int_equal(ckpt_xsum_sum_ranks(&a, 1), 0);
+	assert_int_equal(ckpt_xsum_sum_ranks(&b, 1), 0);
+	assert_true(ckpt_xsum_round(&a) == -2.75 && isnan(ckpt_xsum_round(&b)));
 }
 
 /* The bounded dot product, where its bound decides, is the exact one
