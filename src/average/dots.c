@@ -6,7 +6,6 @@
  * coefficients they give. */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "prog.h"
 #include "average/average.h"
@@ -209,36 +208,15 @@ size_t dots_count(const struct job *j)
 	return j->method->kind == CKPT_SLERP ? 3 : nx * (nx + 1) / 2;
 }
 
-/* The whole tensor's dot products on this rank alone. */
-static void dot_products(struct job *j, const ckpt_var *v0, double *val)
-{
-	size_t np = dots_count(j);
-	int slerp = j->method->kind == CKPT_SLERP, decided;
-	ckpt_xsum *s = calloc(np, sizeof *s);
-	double *bound = calloc(np, sizeof *bound);
-	ckpt_dtype *types = calloc(j->nin, sizeof *types);
-
-	if (!s || !bound || !types)
-		die("out of memory");
-	method_types(j, v0, types);
-	dot_pass(j, v0, types, slerp, np, whole, s, bound);
-	if (!(decided = round_sums(s, bound, np, val))) {
-		dot_pass(j, v0, types, slerp, np, whole, s, NULL);
-		round_sums(s, NULL, np, val);
-	}
-	say(j, v0, decided);
-	free(s);
-	free(bound);
-	free(types);
-}
-
 /* The elements of this rank's share of v0: the first input's slabs
- * first .. end (not empty). */
+ * first .. end (not empty; end SIZE_MAX: all of them). */
 static struct span share_span(struct job *j, const ckpt_var *v0, const struct share *sh)
 {
 	ckpt_slab s;
 	struct span sp;
 
+	if (sh->first == 0 && sh->end == SIZE_MAX)
+		return whole;
 	if (ckpt_slab_open(&s, j->in[0], v0, AVG_SLAB_BYTES) < 0)
 		die_lib();
 	ckpt_slab_seek(&s, sh->first);
@@ -249,16 +227,18 @@ static struct span share_span(struct job *j, const ckpt_var *v0, const struct sh
 	return sp;
 }
 
-/* The sums of the variables v[i] with want[i] (np each, at p), each rank
- * its share of them, added over the ranks (collective). */
-static void batch_pass(struct job *j, const ckpt_var *const *v, size_t n,
-                       const struct share *sh, const int *want, ckpt_xsum *s, double *bound)
+/* The sums of the variables v[i] with want[i] (np each), over this rank's
+ * share sh[i] of each; across the ranks (collective), every rank's added. */
+static void pass_vars(struct job *j, const ckpt_var *const *v, size_t n,
+                      const struct share *sh, const int *want, int across, ckpt_xsum *s,
+                      double *bound)
 {
-	size_t np = dots_count(j), total = n * np;
+	size_t np = dots_count(j), total = n * np, P = (size_t)ckpt_par_size();
 	int slerp = j->method->kind == CKPT_SLERP;
 	ckpt_dtype *types = calloc(j->nin, sizeof *types);
+	double *all = across && bound ? malloc((P * total + 1) * sizeof *all) : NULL;
 
-	if (!types)
+	if (!types || (across && bound && !all))
 		die("out of memory");
 	for (size_t p = 0; p < total; p++)
 		ckpt_xsum_init(&s[p]);
@@ -268,30 +248,25 @@ static void batch_pass(struct job *j, const ckpt_var *const *v, size_t n,
 			dot_pass(j, v[i], types, slerp, np, share_span(j, v[i], &sh[i]), s + i * np,
 			         bound ? bound + i * np : NULL);
 		}
-	free(types);
-	if (ckpt_xsum_sum_ranks(s, total) < 0)
+	if (across && (ckpt_xsum_sum_ranks(s, total) < 0 ||
+	               (bound && ckpt_par_gather(bound, total, all) < 0)))
 		die_lib();
-	if (bound) { /* (in rank order: the same on every rank) */
-		size_t P = (size_t)ckpt_par_size();
-		double *all = malloc(P * total * sizeof *all);
-
-		if (!all)
-			die("out of memory");
-		if (ckpt_par_gather(bound, total, all) < 0)
-			die_lib();
-		for (size_t p = 0; p < total; p++) {
-			bound[p] = 0;
-			for (size_t q = 0; q < P; q++)
-				bound[p] += all[q * total + p];
-		}
-		free(all);
+	for (size_t p = 0; all && p < total; p++) { /* (in rank order: alike on every rank) */
+		bound[p] = 0;
+		for (size_t q = 0; q < P; q++)
+			bound[p] += all[q * total + p];
 	}
+	free(types);
+	free(all);
 }
 
 /* The dot products of the variables v[i] with want[i] into val + i np,
- * each rank's share summed, added over the ranks (collective). */
-static void measure_batch(struct job *j, const ckpt_var *const *v, size_t n,
-                          const struct share *sh, const int *want, double *val)
+ * each rounded once: a pass with bounds, and where they do not decide a
+ * variable's, a pass more, exactly; over this rank's shares sh[i] and,
+ * across, the ranks' sums added (collective: every rank decides alike,
+ * from the same sums and bounds). */
+static void measure_vars(struct job *j, const ckpt_var *const *v, size_t n,
+                         const struct share *sh, const int *want, int across, double *val)
 {
 	size_t np = dots_count(j), total = n * np;
 	ckpt_xsum *s = calloc(total + 1, sizeof *s);
@@ -300,11 +275,11 @@ static void measure_batch(struct job *j, const ckpt_var *const *v, size_t n,
 
 	if (!s || !bound || !again)
 		die("out of memory");
-	batch_pass(j, v, n, sh, want, s, bound);
+	pass_vars(j, v, n, sh, want, across, s, bound);
 	for (size_t i = 0; i < n; i++)
 		more |= again[i] = want[i] && !round_sums(s + i * np, bound + i * np, np, val + i * np);
-	if (more) { /* (every rank decides alike: the same sums and bounds) */
-		batch_pass(j, v, n, sh, again, s, NULL);
+	if (more) {
+		pass_vars(j, v, n, sh, again, across, s, NULL);
 		for (size_t i = 0; i < n; i++)
 			if (again[i])
 				round_sums(s + i * np, NULL, np, val + i * np);
@@ -330,27 +305,27 @@ double *dots_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *
 		die("out of memory");
 	for (size_t i = 0; i < n; i++) /* (rank 0 computed the others before) */
 		want[i] = ckpt_outvar_shareable(ov[i]);
-	measure_batch(j, v, n, sh, want, val);
+	measure_vars(j, v, n, sh, want, 1, val);
 	free(want);
 	return val;
 }
 
 void dots_measure(struct job *j, const ckpt_var *v0, ckpt_mvar *mv, const double *measured)
 {
-	size_t np = dots_count(j);
-	double *val = calloc(np, sizeof *val);
+	static const struct share all = {0, SIZE_MAX, 0};
+	static const int one = 1;
+	double *own = measured ? NULL : calloc(dots_count(j), sizeof *own);
+	const double *val = measured ? measured : own;
 
 	if (!val)
 		die("out of memory");
-	if (measured)
-		memcpy(val, measured, np * sizeof *val);
-	else
-		dot_products(j, v0, val);
+	if (own) /* (the whole tensor, on this rank alone) */
+		measure_vars(j, &v0, 1, &all, &one, 0, own);
 	if (j->method->kind == CKPT_SLERP) {
 		slerp_coefficients(j->method->t, val[1], val[0], val[2], &mv->a, &mv->lambda);
 	} else {
 		mv->lambda = stock_t(mv->nx, val);
 		mv->dc = (double)mv->nx;
 	}
-	free(val);
+	free(own);
 }
