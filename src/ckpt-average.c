@@ -413,7 +413,8 @@ static void changed_by_dtype(void *arg, const struct work *w)
  * the range of the type stored, and in *changed how many --dtype
  * changed. */
 static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
-                          const struct share *sh, uint64_t *changed, const double *dots)
+                          const struct share *sh, uint64_t *changed, const double *dots,
+                          const ckpt_rank_cut *cuts)
 {
 	ckpt_slab *s = calloc(j->nin, sizeof *s);
 	size_t *which = calloc(j->nin, sizeof *which), m, bad = 0;
@@ -434,7 +435,7 @@ static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
 		free(which);
 		free(types);
 		free(wbuf);
-		return method_var(j, ov, v0, to, sh, dots);
+		return method_var(j, ov, v0, to, sh, dots, cuts);
 	}
 	if (sh->end == sh->first) {
 		write_rest(ov, 0, sh->rounds);
@@ -543,6 +544,7 @@ static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *b
 	struct share sh[BATCH];
 	size_t n = 0, at[BATCH], to = from, most = ckpt_par_on() ? BATCH : 1;
 	double *dots;
+	ckpt_rank_cut *cuts;
 
 	for (; to < j->in[0]->nvars && n < most; to++) {
 		if (!computed(&vars[to]))
@@ -555,6 +557,7 @@ static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *b
 	}
 	plan_batch(j, v, ov, n, sh);
 	dots = dots_batch(j, v, ov, n, sh);
+	cuts = windows_batch(j, v, ov, n);
 	for (int pass = 1; pass >= 0; pass--)
 		for (size_t i = 0; i < n; i++) {
 			if (ckpt_outvar_collective(ov[i]) != pass ||
@@ -566,11 +569,13 @@ static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *b
 				warn("%s: averaging over %zu input%s", v[i]->name, m, m == 1 ? "" : "s");
 			}
 			bad[at[i]] = average_var(j, ov[i], v[i], &sh[i], &changed[at[i]],
-			                         dots ? dots + i * dots_count(j) : NULL);
+			                         dots ? dots + i * dots_count(j) : NULL,
+			                         cuts && pass ? cuts + i * 2 * (j->nin - 1) : NULL);
 		}
 	for (size_t i = 0; i < n; i++)
 		ckpt_outvar_close(ov[i]);
 	free(dots);
+	free(cuts);
 	return to;
 }
 
@@ -592,7 +597,7 @@ static void average_unshareable(struct job *j, ckpt_out *o, uint64_t *bad,
 		                                                               : v->dtype)))
 			die_lib();
 		if (!ckpt_outvar_shareable(ov))
-			bad[i] = average_var(j, ov, v, &whole, &changed[i], NULL);
+			bad[i] = average_var(j, ov, v, &whole, &changed[i], NULL, NULL);
 		ckpt_outvar_close(ov);
 	}
 }

@@ -44,11 +44,11 @@ void plan_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
 void write_rest(ckpt_outvar *ov, size_t written, size_t rounds);
 
 /* A merge method on this rank's share of variable v0 (of the first
- * input), into type `to`, with its dot products where the batch measured
- * them (dots_batch(); else NULL); returns how many values were out of its
- * range. */
+ * input), into type `to`, with its dot products and magnitude windows
+ * where the batch found them (dots_batch(), windows_batch(); else NULL);
+ * returns how many values were out of its range. */
 size_t method_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0, ckpt_dtype to,
-                  const struct share *sh, const double *dots);
+                  const struct share *sh, const double *dots, const ckpt_rank_cut *cuts);
 
 /* The types of variable v0 in each input. */
 void method_types(const struct job *j, const ckpt_var *v0, ckpt_dtype *types);
@@ -64,6 +64,16 @@ size_t dots_count(const struct job *j);
  * Else NULL. */
 double *dots_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov, size_t n,
                    const struct share *sh);
+
+/* Under MPI, with a method that keeps magnitude windows, the cuts of the
+ * batch's variables that every rank writes shares of together (those its
+ * first loop computes: written collectively, shareable): 2 a model (lo,
+ * hi) for each variable, the i-th from cuts + 2 nx i.  Each variable's
+ * are found by one rank alone over the whole tensor (the first such by
+ * rank 0, the next by rank 1, ...) and exchanged in one sum over the ranks
+ * (collective), where every rank found them all before.  Else NULL. */
+ckpt_rank_cut *windows_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
+                             size_t n);
 
 /* SLERP's or model stock's coefficients of v0 into mv, from its dot
  * products (measured: dots_batch()'s; NULL: measured here, whole). */

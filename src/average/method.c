@@ -11,6 +11,7 @@
 #include "average/average.h"
 #include "average/pieces.h"
 #include "average/work.h"
+#include "lib/par.h"
 #include "lib/topk.h"
 
 struct readers {
@@ -218,20 +219,44 @@ static void sample(struct job *j, const ckpt_var *v0, struct keying *k, uint64_t
 	           NULL, NULL);
 }
 
+/* What the passes over a variable's magnitude windows took, for -v:
+ * passes over all its slabs, passes over some stretches alone and how many
+ * stretches, the sample's size (0: none). */
+struct windows_said {
+	uint64_t passes, ranged, spans, sampled;
+};
+
+static void say_windows(const struct job *j, const ckpt_var *v0, const struct windows_said *w)
+{
+	char after[64] = "", partial[64] = "";
+
+	if (w->sampled)
+		snprintf(after, sizeof after, " (after a sample of %llu elements)",
+		         (unsigned long long)w->sampled);
+	if (w->ranged) /* (a pass over the slabs of some stretches alone) */
+		snprintf(partial, sizeof partial, " and %llu over %llu stretch%s alone",
+		         (unsigned long long)w->ranged, (unsigned long long)w->spans,
+		         w->spans == 1 ? "" : "es");
+	if (j->verbose)
+		warn("%s: magnitude windows found in %llu pass%s%s%s", v0->name,
+		     (unsigned long long)w->passes, w->passes == 1 ? "" : "es", partial, after);
+}
+
 /* The passes over the variable: each slab's halves on two threads, two
  * lanes of the selection, but where it looks for an index in flat order
  * (or in a range alone). */
-static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
+static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv,
+                         struct windows_said *said)
 {
-	uint64_t first, keep, sampled = 0;
-	char after[64] = "", partial[64] = "";
-	size_t want, spans = 0;
-	int passes, ranged = 0;
+	uint64_t first, keep;
+	size_t want;
+	int passes;
 	struct keying *k = malloc(2 * sizeof *k);
 	struct span *range = malloc(2 * mv->nx * sizeof *range);
 	ckpt_topk *t;
 	void *ctx[2] = {&k[0], &k[1]};
 
+	*said = (struct windows_said){0, 0, 0, 0};
 	ckpt_method_window(j->method, v0->nelems, &first, &keep);
 	if (!k || !range || !(t = ckpt_topk_new(mv->nx, v0->nelems, first, first + keep)))
 		die("out of memory");
@@ -243,7 +268,7 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 	/* the first keys tell where to look (a guess: a pass may be saved) */
 	if ((want = ckpt_topk_wants_sample(t)) != 0) {
 		sample(j, v0, &k[0], want);
-		sampled = k[0].sampled;
+		said->sampled = k[0].sampled;
 		ckpt_topk_guess(t);
 	}
 	for (passes = 0; ckpt_topk_more(t); passes++) {
@@ -254,8 +279,8 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 		 * the ranges' count) */
 		while (nr < 2 * mv->nx && ckpt_topk_range(t, nr, &range[nr].from, &range[nr].to))
 			nr++;
-		ranged += nr != 0;
-		spans += nr;
+		said->ranged += nr != 0;
+		said->spans += nr;
 		if (nr) /* (in flat order, on lane 0) */
 			each_piece(j, v0, key_piece, ctx, 0, (struct spans){range, nr, 0}, 0, NULL, NULL);
 		else
@@ -267,20 +292,12 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv)
 		if (rc < 0)
 			die("out of memory");
 	}
+	said->passes = (uint64_t)passes - said->ranged;
 	for (size_t m = 0; m < mv->nx; m++)
 		ckpt_topk_cuts(t, m, &mv->lo[m], &mv->hi[m]);
 	ckpt_topk_free(t);
 	free(k);
 	free(range);
-	if (want)
-		snprintf(after, sizeof after, " (after a sample of %llu elements)",
-		         (unsigned long long)sampled);
-	if (ranged) /* (a pass over the slabs of some stretches alone) */
-		snprintf(partial, sizeof partial, " and %d over %zu stretch%s alone", ranged, spans,
-		         spans == 1 ? "" : "es");
-	if (j->verbose)
-		warn("%s: magnitude windows found in %d pass%s%s%s", v0->name, passes - ranged,
-		     passes - ranged == 1 ? "" : "es", partial, after);
 }
 
 
@@ -342,7 +359,7 @@ static size_t apply(struct job *j, ckpt_outvar *ov, const ckpt_mvar *mv, ckpt_dt
 }
 
 size_t method_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0, ckpt_dtype to,
-                  const struct share *sh, const double *dots)
+                  const struct share *sh, const double *dots, const ckpt_rank_cut *cuts)
 {
 	ckpt_mvar mv;
 	ckpt_dtype *types = calloc(j->nin, sizeof *types);
@@ -356,12 +373,21 @@ size_t method_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0, ckpt_dtype
 	if (!mv.lo || !mv.hi)
 		die("out of memory");
 	/* every rank with a share finds the windows over the whole tensor (the
-	 * same on all), and the dot products where the batch has not measured
-	 * them (dots); a rank without a share neither needs them nor takes
-	 * part */
+	 * same on all) where the batch has not found them (cuts), and the dot
+	 * products where it has not measured them (dots); a rank without a
+	 * share neither needs them nor takes part */
 	if (sh->end > sh->first) {
-		if (ckpt_method_ranks(j->method->kind))
-			find_windows(j, v0, &mv);
+		if (ckpt_method_ranks(j->method->kind) && cuts) {
+			for (size_t k = 0; k < mv.nx; k++) {
+				mv.lo[k] = cuts[2 * k];
+				mv.hi[k] = cuts[2 * k + 1];
+			}
+		} else if (ckpt_method_ranks(j->method->kind)) {
+			struct windows_said said;
+
+			find_windows(j, v0, &mv, &said);
+			say_windows(j, v0, &said);
+		}
 		if (ckpt_method_dots(j->method->kind))
 			dots_measure(j, v0, &mv, dots);
 		bad = apply(j, ov, &mv, to, sh, &written);
@@ -371,6 +397,83 @@ size_t method_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0, ckpt_dtype
 	free(mv.hi);
 	free(types);
 	return bad;
+}
+
+/* The variables windows_batch() takes: those every rank writes shares of
+ * together. */
+static int windows_shared(const ckpt_outvar *ov)
+{
+	return ckpt_outvar_collective(ov) && ckpt_outvar_shareable(ov);
+}
+
+/* (a cut as three counters, and what was said, for the sum over the
+ * ranks) */
+enum { CUT_WORDS = 3, SAID_WORDS = 4 };
+
+static void pack_windows(const ckpt_mvar *mv, const struct windows_said *said, uint64_t *w)
+{
+	for (size_t k = 0; k < 2 * mv->nx; k++) {
+		const ckpt_rank_cut *c = k % 2 ? &mv->hi[k / 2] : &mv->lo[k / 2];
+
+		w[CUT_WORDS * k] = c->key;
+		w[CUT_WORDS * k + 1] = c->index;
+		w[CUT_WORDS * k + 2] = (uint64_t)c->all;
+	}
+	w += CUT_WORDS * 2 * mv->nx;
+	w[0] = said->passes, w[1] = said->ranged, w[2] = said->spans, w[3] = said->sampled;
+}
+
+static void unpack_windows(const uint64_t *w, size_t nx, ckpt_rank_cut *cuts,
+                           struct windows_said *said)
+{
+	for (size_t k = 0; k < 2 * nx; k++)
+		cuts[k] = (ckpt_rank_cut){w[CUT_WORDS * k], w[CUT_WORDS * k + 1],
+		                          (int)w[CUT_WORDS * k + 2]};
+	w += CUT_WORDS * 2 * nx;
+	*said = (struct windows_said){w[0], w[1], w[2], w[3]};
+}
+
+ckpt_rank_cut *windows_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
+                             size_t n)
+{
+	size_t nx = j->nin - 1, words = CUT_WORDS * 2 * nx + SAID_WORDS, turn = 0;
+	size_t size = (size_t)ckpt_par_size(), rank = (size_t)ckpt_par_rank();
+	ckpt_dtype *types;
+	uint64_t *sum;
+	ckpt_rank_cut *cuts, *found; /* (found: lo, then hi) */
+	ckpt_mvar mv;
+
+	if (!ckpt_par_on() || !j->method || !ckpt_method_ranks(j->method->kind))
+		return NULL;
+	if (!(types = calloc(j->nin, sizeof *types)) || !(sum = calloc(n * words + 1, sizeof *sum)) ||
+	    !(cuts = calloc(n * 2 * nx + 1, sizeof *cuts)) ||
+	    !(found = calloc(2 * nx, sizeof *found)))
+		die("out of memory");
+	for (size_t i = 0; i < n; i++) {
+		struct windows_said said;
+
+		if (!windows_shared(ov[i]) || turn++ % size != rank)
+			continue;
+		plan_var(j, v[i], CKPT_F64, &mv, types); /* (its output type unused) */
+		mv.lo = found;
+		mv.hi = found + nx;
+		find_windows(j, v[i], &mv, &said);
+		pack_windows(&mv, &said, sum + words * i);
+	}
+	if (ckpt_par_sum_u64(sum, n * words) < 0)
+		die_lib();
+	for (size_t i = 0; i < n; i++) {
+		struct windows_said said;
+
+		if (!windows_shared(ov[i]))
+			continue;
+		unpack_windows(sum + words * i, nx, cuts + 2 * nx * i, &said);
+		say_windows(j, v[i], &said);
+	}
+	free(types);
+	free(sum);
+	free(found);
+	return cuts;
 }
 
 void method_plan(const struct job *j, const ckpt_var *v0)

@@ -59,6 +59,15 @@ else:
     for i in range(2):
         with h5py.File(os.path.join(sys.argv[1], 'tiny%d.h5' % i), 'w') as f:
             f.create_dataset('only', data=np.float32(i + 0.25))
+    # magnitudes in steps of 1/4: the windows' boundaries among many equal
+    # ones, their indices deciding (gzip: written collectively, each
+    # variable's windows found by one rank for all)
+    for i in range(3):
+        rng = np.random.default_rng(10 + i)
+        with h5py.File(os.path.join(sys.argv[1], 'coarse%d.h5' % i), 'w') as f:
+            for name in ['u', 'v', 'w']:
+                f.create_dataset(name, data=(rng.integers(-8, 9, (512, 1024)) / 4).astype('f4'),
+                                 chunks=(64, 1024), compression='gzip', compression_opts=1)
     # SLERP's x0.x1 exactly halfway between two doubles, 299999 + 2^-35:
     # no bound decides it, the second pass sums exactly (two slabs of 1 MiB,
     # gzip: written collectively, each rank measuring its share)

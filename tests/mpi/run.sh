@@ -79,14 +79,27 @@ averaged "mixed variables" a.h5 b.h5 c.h5
 averaged "weights, float64" -w 1,2,3 --dtype f64 a.h5 b.h5 c.h5
 averaged "bfloat16, only some" --dtype bf16 --only 'layer1/*' a.h5 b.h5 c.h5
 averaged "partial" --partial a.h5 b.h5 c.h5 short.h5
-# merge methods: every rank measures a variable whole (windows, dot
-# products) and computes its share; DARE's draws are keyed by element index
+# merge methods: the windows and dot products of a variable written
+# collectively measured once for all ranks (or in shares), the others' by
+# the rank that computes them; DARE's draws are keyed by element index
 for m in "task-arithmetic --lambda 0.7" "ties --density 0.3" "ties --density 0.5 --sign count" \
          "dare-ties --density 0.6 --seed 5" "dare-linear --density 0.4 --seed 2" \
          "breadcrumbs --density 0.5 --gamma 0.05" "breadcrumbs-ties --density 0.5" \
          "model-stock"; do
 	averaged "method $m" --method $m --base a.h5 b.h5 c.h5
 done
+# each variable written collectively has its windows found by one rank
+# (the first by rank 0, the next by rank 1, ...) and sent to the others
+for m in "ties --density 0.3" "breadcrumbs --density 0.4 --gamma 0.1"; do
+	averaged "method $m, equal magnitudes" --method $m --base coarse0.h5 coarse1.h5 coarse2.h5
+done
+par 3 ckpt-average -v -o v.h5 --method ties --density 0.3 --base coarse0.h5 coarse1.h5 coarse2.h5
+said=$(grep -c '^ckpt-average: [uvw]: magnitude windows found in [1-9][0-9]* pass' err)
+if [ "$rc" -eq 0 ] && [ "$said" -eq 3 ]; then
+	ok "method ties: every variable's windows said once"
+else
+	bad "method ties: exit $rc, $said of 3 variables' windows said: $(cat err)"
+fi
 averaged "method slerp" --method slerp -t 0.4 b.h5 c.h5
 averaged "method slerp, a tie" --method slerp -t 0.3 tie0.h5 tie1.h5
 par 3 ckpt-average -v -o tie.h5 --method slerp -t 0.3 tie0.h5 tie1.h5
@@ -165,7 +178,22 @@ timeout 300 mpirun -q --oversubscribe -n 3 sh byrank.sh >out 2>err
 rc=$?
 failed "bad input on one rank" "b.h5: (.*(read error|filter|decompress|zip)|.*error)" damaged.h5
 grep -q "sees another file" err && bad "bad input on one rank: taken for another file"
+# The same under TIES: rank 1 finds the windows of 'big' for all three and
+# fails reading them, while the others wait for them in the exchange.
+cat >byrank.sh <<EOF
+#!/bin/sh
+cd "rank\$OMPI_COMM_WORLD_RANK" &&
+exec "$M/ckpt-average" -o ../damaged.h5 --method ties --density 0.3 --base a.h5 b.h5
+EOF
+timeout 300 mpirun -q --oversubscribe -n 3 sh byrank.sh >out 2>err
+rc=$?
+failed "bad input on the rank finding windows" "b.h5: (.*(read error|filter|decompress|zip)|.*error)" \
+	damaged.h5
 # Another file under the same name on one rank: refused before any work.
+cat >byrank.sh <<EOF
+#!/bin/sh
+cd "rank\$OMPI_COMM_WORLD_RANK" && exec "$M/ckpt-average" -o ../damaged.h5 a.h5 b.h5
+EOF
 cp -p c.h5 rank2/b.h5
 timeout 300 mpirun -q --oversubscribe -n 3 sh byrank.sh >out 2>err
 rc=$?
