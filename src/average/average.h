@@ -69,9 +69,10 @@ double *dots_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *
  * batch's variables that every rank writes shares of together (those its
  * first loop computes: written collectively, shareable): 2 a model (lo,
  * hi) for each variable, the i-th from cuts + 2 nx i.  Each variable's
- * are found by one rank alone over the whole tensor (the first such by
- * rank 0, the next by rank 1, ...) and exchanged in one sum over the ranks
- * (collective), where every rank found them all before.  Else NULL. */
+ * are found by one rank alone over the whole tensor (the largest variable
+ * first, each by the rank with the fewest elements to read so far) and
+ * exchanged in one sum over the ranks (collective), where every rank
+ * found them all before.  Else NULL. */
 ckpt_rank_cut *windows_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
                              size_t n);
 

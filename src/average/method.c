@@ -433,11 +433,56 @@ static void unpack_windows(const uint64_t *w, size_t nx, ckpt_rank_cut *cuts,
 	*said = (struct windows_said){w[0], w[1], w[2], w[3]};
 }
 
+/* A shared variable of the batch: its size and place. */
+struct sized {
+	uint64_t n;
+	size_t i;
+};
+
+/* (the largest first; equal ones in order) */
+static int by_size(const void *pa, const void *pb)
+{
+	const struct sized *a = pa, *b = pb;
+
+	return a->n != b->n ? (a->n < b->n) - (a->n > b->n) : (a->i > b->i) - (a->i < b->i);
+}
+
+/* Which rank finds the windows of each of the batch's shared variables
+ * (finder[i]; SIZE_MAX for the others): the largest first, each to the
+ * rank with the fewest elements to read so far (the lowest of those), so
+ * that one large tensor - an embedding - does not leave a rank half of
+ * the rest too; the same on every rank. */
+static void assign_finders(const ckpt_var *const *v, ckpt_outvar *const *ov, size_t n,
+                           size_t size, size_t *finder)
+{
+	struct sized *order = malloc((n + 1) * sizeof *order);
+	uint64_t *load = calloc(size, sizeof *load);
+	size_t m = 0;
+
+	if (!order || !load)
+		die("out of memory");
+	for (size_t i = 0; i < n; i++) {
+		finder[i] = SIZE_MAX;
+		if (windows_shared(ov[i]))
+			order[m++] = (struct sized){v[i]->nelems, i};
+	}
+	qsort(order, m, sizeof *order, by_size);
+	for (size_t k = 0; k < m; k++) {
+		size_t least = 0;
+
+		for (size_t r = 1; r < size; r++)
+			least = load[r] < load[least] ? r : least;
+		finder[order[k].i] = least;
+		load[least] += order[k].n;
+	}
+	free(order);
+	free(load);
+}
+
 ckpt_rank_cut *windows_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
                              size_t n)
 {
-	size_t nx = j->nin - 1, words = CUT_WORDS * 2 * nx + SAID_WORDS, turn = 0;
-	size_t size = (size_t)ckpt_par_size(), rank = (size_t)ckpt_par_rank();
+	size_t nx = j->nin - 1, words = CUT_WORDS * 2 * nx + SAID_WORDS, *finder;
 	ckpt_dtype *types;
 	uint64_t *sum;
 	ckpt_rank_cut *cuts, *found; /* (found: lo, then hi) */
@@ -447,12 +492,13 @@ ckpt_rank_cut *windows_batch(struct job *j, const ckpt_var *const *v, ckpt_outva
 		return NULL;
 	if (!(types = calloc(j->nin, sizeof *types)) || !(sum = calloc(n * words + 1, sizeof *sum)) ||
 	    !(cuts = calloc(n * 2 * nx + 1, sizeof *cuts)) ||
-	    !(found = calloc(2 * nx, sizeof *found)))
+	    !(found = calloc(2 * nx, sizeof *found)) || !(finder = malloc((n + 1) * sizeof *finder)))
 		die("out of memory");
+	assign_finders(v, ov, n, (size_t)ckpt_par_size(), finder);
 	for (size_t i = 0; i < n; i++) {
 		struct windows_said said;
 
-		if (!windows_shared(ov[i]) || turn++ % size != rank)
+		if (finder[i] != (size_t)ckpt_par_rank())
 			continue;
 		plan_var(j, v[i], CKPT_F64, &mv, types); /* (its output type unused) */
 		mv.lo = found;
@@ -473,6 +519,7 @@ ckpt_rank_cut *windows_batch(struct job *j, const ckpt_var *const *v, ckpt_outva
 	free(types);
 	free(sum);
 	free(found);
+	free(finder);
 	return cuts;
 }
 

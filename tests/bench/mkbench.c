@@ -2,6 +2,9 @@
  *
  *   mkbench SEED FILE [SCALE]
  *   mkbench SEED FILE --one GIB     one float32 variable of GIB GiB
+ *   mkbench SEED FILE --gzip SCALE  each variable in chunks of 1 MiB or
+ *                                   less, gzip level 1 (written by every
+ *                                   rank of an MPI run together)
  *
  * A token and a position embedding, then per layer the norms, qkv, out, up
  * and down matrices with biases: 12 layers of width 1152 (SCALE 1) make
@@ -15,6 +18,7 @@
 #include "lib/h5.h" /* fixtures are made with HDF5 itself */
 
 static uint64_t rng;
+static int gzip;
 
 static float next(void)
 {
@@ -27,16 +31,22 @@ static void put(hid_t f, const char *name, hsize_t rows, hsize_t cols)
 {
 	hsize_t dims[2] = {rows, cols}, block = (1 << 22) / (cols ? cols : 1);
 	int rank = cols ? 2 : 1;
-	hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), sp, d;
+	hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), dcpl = H5Pcreate(H5P_DATASET_CREATE), sp, d;
+	hsize_t chunk[2] = {(1 << 18) / (cols ? cols : 1), cols};
 	float *buf;
 
 	if (!cols)
 		dims[0] = rows, block = rows;
 	if (block == 0)
 		block = 1;
+	chunk[0] = chunk[0] < 1 ? 1 : chunk[0] > dims[0] ? dims[0] : chunk[0];
+	if (gzip) {
+		H5Pset_chunk(dcpl, rank, chunk);
+		H5Pset_deflate(dcpl, 1);
+	}
 	H5Pset_create_intermediate_group(lcpl, 1);
 	sp = H5Screate_simple(rank, dims, NULL);
-	d = H5Dcreate2(f, name, H5T_IEEE_F32LE, sp, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+	d = H5Dcreate2(f, name, H5T_IEEE_F32LE, sp, lcpl, dcpl, H5P_DEFAULT);
 	buf = malloc(block * (cols ? cols : 1) * sizeof *buf);
 	for (hsize_t r = 0; r < rows; r += block) {
 		hsize_t n = rows - r < block ? rows - r : block;
@@ -55,20 +65,24 @@ static void put(hid_t f, const char *name, hsize_t rows, hsize_t cols)
 	free(buf);
 	H5Dclose(d);
 	H5Sclose(sp);
+	H5Pclose(dcpl);
 	H5Pclose(lcpl);
 }
 
 int main(int argc, char **argv)
 {
-	double scale = argc == 4 ? atof(argv[3]) : 1;
-	hsize_t d = (hsize_t)(1152 * scale), vocab = 50257;
+	double scale;
+	hsize_t d, vocab = 50257;
 	hid_t f;
 	char name[128];
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: mkbench SEED FILE [SCALE]\n");
+		fprintf(stderr, "usage: mkbench SEED FILE [SCALE | --gzip SCALE | --one GIB]\n");
 		return 2;
 	}
+	gzip = argc == 5 && strcmp(argv[3], "--gzip") == 0;
+	scale = argc == 4 ? atof(argv[3]) : gzip ? atof(argv[4]) : 1;
+	d = (hsize_t)(1152 * scale);
 	ckpt_init();
 	rng = 0x9E3779B97F4A7C15ULL * (strtoull(argv[1], NULL, 10) + 1);
 	if ((f = H5Fcreate(argv[2], H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)) < 0)
