@@ -67,8 +67,9 @@ double *dots_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *
 
 /* Under MPI, with a method that keeps magnitude windows, the cuts of the
  * batch's variables that every rank writes shares of together (those its
- * first loop computes: written collectively, shareable): 2 a model (lo,
- * hi) for each variable, the i-th from cuts + 2 nx i.  Each variable's
+ * first loop computes: written collectively, shareable): the models' lo
+ * cuts, then their hi ones, for each variable, the i-th from cuts + 2 nx
+ * i.  Each variable's
  * are found by one rank alone over the whole tensor (the largest variable
  * first, each by the rank with the fewest elements to read so far) and
  * exchanged in one sum over the ranks (collective), where every rank

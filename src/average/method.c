@@ -245,25 +245,25 @@ static void say_windows(const struct job *j, const ckpt_var *v0, const struct wi
 /* The passes over the variable: each slab's halves on two threads, two
  * lanes of the selection, but where it looks for an index in flat order
  * (or in a range alone). */
-static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv,
-                         struct windows_said *said)
+static void find_windows(struct job *j, const ckpt_var *v0, size_t nx, ckpt_rank_cut *lo,
+                         ckpt_rank_cut *hi, struct windows_said *said)
 {
 	uint64_t first, keep;
 	size_t want;
 	int passes;
 	struct keying *k = malloc(2 * sizeof *k);
-	struct span *range = malloc(2 * mv->nx * sizeof *range);
+	struct span *range = malloc(2 * nx * sizeof *range);
 	ckpt_topk *t;
 	void *ctx[2] = {&k[0], &k[1]};
 
 	*said = (struct windows_said){0, 0, 0, 0};
 	ckpt_method_window(j->method, v0->nelems, &first, &keep);
-	if (!k || !range || !(t = ckpt_topk_new(mv->nx, v0->nelems, first, first + keep)))
+	if (!k || !range || !(t = ckpt_topk_new(nx, v0->nelems, first, first + keep)))
 		die("out of memory");
 	for (int l = 0; l < 2; l++) {
 		k[l].t = t;
 		k[l].lane = l;
-		k[l].nmodels = mv->nx;
+		k[l].nmodels = nx;
 	}
 	/* the first keys tell where to look (a guess: a pass may be saved) */
 	if ((want = ckpt_topk_wants_sample(t)) != 0) {
@@ -277,7 +277,7 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv,
 
 		/* (the ranges first: a range read may end a boundary, and with it
 		 * the ranges' count) */
-		while (nr < 2 * mv->nx && ckpt_topk_range(t, nr, &range[nr].from, &range[nr].to))
+		while (nr < 2 * nx && ckpt_topk_range(t, nr, &range[nr].from, &range[nr].to))
 			nr++;
 		said->ranged += nr != 0;
 		said->spans += nr;
@@ -293,8 +293,8 @@ static void find_windows(struct job *j, const ckpt_var *v0, ckpt_mvar *mv,
 			die("out of memory");
 	}
 	said->passes = (uint64_t)passes - said->ranged;
-	for (size_t m = 0; m < mv->nx; m++)
-		ckpt_topk_cuts(t, m, &mv->lo[m], &mv->hi[m]);
+	for (size_t m = 0; m < nx; m++)
+		ckpt_topk_cuts(t, m, &lo[m], &hi[m]);
 	ckpt_topk_free(t);
 	free(k);
 	free(range);
@@ -378,14 +378,12 @@ size_t method_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0, ckpt_dtype
 	 * share neither needs them nor takes part */
 	if (sh->end > sh->first) {
 		if (ckpt_method_ranks(j->method->kind) && cuts) {
-			for (size_t k = 0; k < mv.nx; k++) {
-				mv.lo[k] = cuts[2 * k];
-				mv.hi[k] = cuts[2 * k + 1];
-			}
+			memcpy(mv.lo, cuts, mv.nx * sizeof *cuts);
+			memcpy(mv.hi, cuts + mv.nx, mv.nx * sizeof *cuts);
 		} else if (ckpt_method_ranks(j->method->kind)) {
 			struct windows_said said;
 
-			find_windows(j, v0, &mv, &said);
+			find_windows(j, v0, mv.nx, mv.lo, mv.hi, &said);
 			say_windows(j, v0, &said);
 		}
 		if (ckpt_method_dots(j->method->kind))
@@ -410,26 +408,22 @@ static int windows_shared(const ckpt_outvar *ov)
  * ranks) */
 enum { CUT_WORDS = 3, SAID_WORDS = 4 };
 
-static void pack_windows(const ckpt_mvar *mv, const struct windows_said *said, uint64_t *w)
+static void pack_windows(const ckpt_rank_cut *cuts, size_t n, const struct windows_said *said,
+                         uint64_t *w)
 {
-	for (size_t k = 0; k < 2 * mv->nx; k++) {
-		const ckpt_rank_cut *c = k % 2 ? &mv->hi[k / 2] : &mv->lo[k / 2];
-
-		w[CUT_WORDS * k] = c->key;
-		w[CUT_WORDS * k + 1] = c->index;
-		w[CUT_WORDS * k + 2] = (uint64_t)c->all;
+	for (size_t k = 0; k < n; k++, w += CUT_WORDS) {
+		w[0] = cuts[k].key;
+		w[1] = cuts[k].index;
+		w[2] = (uint64_t)cuts[k].all;
 	}
-	w += CUT_WORDS * 2 * mv->nx;
 	w[0] = said->passes, w[1] = said->ranged, w[2] = said->spans, w[3] = said->sampled;
 }
 
-static void unpack_windows(const uint64_t *w, size_t nx, ckpt_rank_cut *cuts,
+static void unpack_windows(const uint64_t *w, size_t n, ckpt_rank_cut *cuts,
                            struct windows_said *said)
 {
-	for (size_t k = 0; k < 2 * nx; k++)
-		cuts[k] = (ckpt_rank_cut){w[CUT_WORDS * k], w[CUT_WORDS * k + 1],
-		                          (int)w[CUT_WORDS * k + 2]};
-	w += CUT_WORDS * 2 * nx;
+	for (size_t k = 0; k < n; k++, w += CUT_WORDS)
+		cuts[k] = (ckpt_rank_cut){w[0], w[1], (int)w[2]};
 	*said = (struct windows_said){w[0], w[1], w[2], w[3]};
 }
 
@@ -483,16 +477,14 @@ ckpt_rank_cut *windows_batch(struct job *j, const ckpt_var *const *v, ckpt_outva
                              size_t n)
 {
 	size_t nx = j->nin - 1, words = CUT_WORDS * 2 * nx + SAID_WORDS, *finder;
-	ckpt_dtype *types;
 	uint64_t *sum;
-	ckpt_rank_cut *cuts, *found; /* (found: lo, then hi) */
-	ckpt_mvar mv;
+	ckpt_rank_cut *cuts;
 
 	if (!ckpt_par_on() || !j->method || !ckpt_method_ranks(j->method->kind))
 		return NULL;
-	if (!(types = calloc(j->nin, sizeof *types)) || !(sum = calloc(n * words + 1, sizeof *sum)) ||
+	if (!(sum = calloc(n * words + 1, sizeof *sum)) ||
 	    !(cuts = calloc(n * 2 * nx + 1, sizeof *cuts)) ||
-	    !(found = calloc(2 * nx, sizeof *found)) || !(finder = malloc((n + 1) * sizeof *finder)))
+	    !(finder = malloc((n + 1) * sizeof *finder)))
 		die("out of memory");
 	assign_finders(v, ov, n, (size_t)ckpt_par_size(), finder);
 	for (size_t i = 0; i < n; i++) {
@@ -500,11 +492,8 @@ ckpt_rank_cut *windows_batch(struct job *j, const ckpt_var *const *v, ckpt_outva
 
 		if (finder[i] != (size_t)ckpt_par_rank())
 			continue;
-		plan_var(j, v[i], CKPT_F64, &mv, types); /* (its output type unused) */
-		mv.lo = found;
-		mv.hi = found + nx;
-		find_windows(j, v[i], &mv, &said);
-		pack_windows(&mv, &said, sum + words * i);
+		find_windows(j, v[i], nx, cuts + 2 * nx * i, cuts + 2 * nx * i + nx, &said);
+		pack_windows(cuts + 2 * nx * i, 2 * nx, &said, sum + words * i);
 	}
 	if (ckpt_par_sum_u64(sum, n * words) < 0)
 		die_lib();
@@ -513,12 +502,10 @@ ckpt_rank_cut *windows_batch(struct job *j, const ckpt_var *const *v, ckpt_outva
 
 		if (!windows_shared(ov[i]))
 			continue;
-		unpack_windows(sum + words * i, nx, cuts + 2 * nx * i, &said);
+		unpack_windows(sum + words * i, 2 * nx, cuts + 2 * nx * i, &said);
 		say_windows(j, v[i], &said);
 	}
-	free(types);
 	free(sum);
-	free(found);
 	free(finder);
 	return cuts;
 }
