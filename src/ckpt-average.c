@@ -557,7 +557,7 @@ static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *b
 	}
 	plan_batch(j, v, ov, n, sh);
 	dots = dots_batch(j, v, ov, n, sh);
-	cuts = windows_batch(j, v, ov, n);
+	cuts = windows_batch(j, v, ov, sh, n);
 	for (int pass = 1; pass >= 0; pass--)
 		for (size_t i = 0; i < n; i++) {
 			if (ckpt_outvar_collective(ov[i]) != pass ||
@@ -570,7 +570,9 @@ static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *b
 			}
 			bad[at[i]] = average_var(j, ov[i], v[i], &sh[i], &changed[at[i]],
 			                         dots ? dots + i * dots_count(j) : NULL,
-			                         cuts && pass ? cuts + i * 2 * (j->nin - 1) : NULL);
+			                         cuts && windows_shared(ov[i], &sh[i])
+			                                 ? cuts + i * 2 * (j->nin - 1)
+			                                 : NULL);
 		}
 	for (size_t i = 0; i < n; i++)
 		ckpt_outvar_close(ov[i]);
@@ -585,7 +587,7 @@ static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *b
 static void average_unshareable(struct job *j, ckpt_out *o, uint64_t *bad,
                                 uint64_t *changed)
 {
-	const struct share whole = {0, SIZE_MAX, 0};
+	const struct share whole = {0, SIZE_MAX, 0, 0, 1};
 
 	for (size_t i = 0; i < j->in[0]->nvars; i++) {
 		const ckpt_var *v = &j->in[0]->vars[i];

@@ -31,9 +31,10 @@ struct job {
 
 /* Which slabs of a variable this rank computes: [first, end) of the first
  * input's slabs; rounds, how many writes each rank makes when writes are
- * collective (the most slabs any rank has).  One rank: all of them. */
+ * collective (the most slabs any rank has); the ranks that compute some
+ * of them, rank0 .. rank0 + nranks - 1.  One rank: all of them. */
 struct share {
-	size_t first, end, rounds;
+	size_t first, end, rounds, rank0, nranks;
 };
 
 /* Every rank's plan for a batch of nv variables (the same on all). */
@@ -65,17 +66,22 @@ size_t dots_count(const struct job *j);
 double *dots_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov, size_t n,
                    const struct share *sh);
 
+/* Whether more than one rank computes a part of the variable (sh, its
+ * share of the batch's plan): one written collectively, or one whose
+ * slabs two neighbours' runs share. */
+int windows_shared(const ckpt_outvar *ov, const struct share *sh);
+
 /* Under MPI, with a method that keeps magnitude windows, the cuts of the
- * batch's variables that every rank writes shares of together (those its
- * first loop computes: written collectively, shareable): the models' lo
- * cuts, then their hi ones, for each variable, the i-th from cuts + 2 nx
- * i.  Each variable's
- * are found by one rank alone over the whole tensor (the largest variable
- * first, each by the rank with the fewest elements to read so far) and
- * exchanged in one sum over the ranks (collective), where every rank
- * found them all before.  Else NULL. */
+ * batch's shared variables (windows_shared()): the models' lo cuts, then
+ * their hi ones, for each variable, the i-th from cuts + 2 nx i.  Each
+ * variable's are found by one rank alone over the whole tensor (the
+ * largest variable first, each by the rank with the fewest elements to
+ * read so far: of all ranks for one written collectively, of those that
+ * compute it for one neighbours share) and exchanged in one sum over the
+ * ranks (collective), where each rank that computes a part found them
+ * before.  Else NULL. */
 ckpt_rank_cut *windows_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
-                             size_t n);
+                             const struct share *sh, size_t n);
 
 /* SLERP's or model stock's coefficients of v0 into mv, from its dot
  * products (measured: dots_batch()'s; NULL: measured here, whole). */

@@ -312,7 +312,7 @@ double *dots_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *
 
 void dots_measure(struct job *j, const ckpt_var *v0, ckpt_mvar *mv, const double *measured)
 {
-	static const struct share all = {0, SIZE_MAX, 0};
+	static const struct share all = {0, SIZE_MAX, 0, 0, 1};
 	static const int one = 1;
 	double *own = measured ? NULL : calloc(dots_count(j), sizeof *own);
 	const double *val = measured ? measured : own;

@@ -397,11 +397,9 @@ size_t method_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0, ckpt_dtype
 	return bad;
 }
 
-/* The variables windows_batch() takes: those every rank writes shares of
- * together. */
-static int windows_shared(const ckpt_outvar *ov)
+int windows_shared(const ckpt_outvar *ov, const struct share *sh)
 {
-	return ckpt_outvar_collective(ov) && ckpt_outvar_shareable(ov);
+	return ckpt_outvar_shareable(ov) && (ckpt_outvar_collective(ov) || sh->nranks > 1);
 }
 
 /* (a cut as three counters, and what was said, for the sum over the
@@ -443,11 +441,13 @@ static int by_size(const void *pa, const void *pb)
 
 /* Which rank finds the windows of each of the batch's shared variables
  * (finder[i]; SIZE_MAX for the others): the largest first, each to the
- * rank with the fewest elements to read so far (the lowest of those), so
- * that one large tensor - an embedding - does not leave a rank half of
- * the rest too; the same on every rank. */
-static void assign_finders(const ckpt_var *const *v, ckpt_outvar *const *ov, size_t n,
-                           size_t size, size_t *finder)
+ * rank with the fewest elements to read so far (the lowest of those) - of
+ * all for one written collectively, of those that compute it for one
+ * shared by neighbours, whose reads it spares - so that one large tensor
+ * - an embedding - does not leave a rank half of the rest too; the same
+ * on every rank. */
+static void assign_finders(const ckpt_var *const *v, ckpt_outvar *const *ov,
+                           const struct share *sh, size_t n, size_t size, size_t *finder)
 {
 	struct sized *order = malloc((n + 1) * sizeof *order);
 	uint64_t *load = calloc(size, sizeof *load);
@@ -457,14 +457,16 @@ static void assign_finders(const ckpt_var *const *v, ckpt_outvar *const *ov, siz
 		die("out of memory");
 	for (size_t i = 0; i < n; i++) {
 		finder[i] = SIZE_MAX;
-		if (windows_shared(ov[i]))
+		if (windows_shared(ov[i], &sh[i]))
 			order[m++] = (struct sized){v[i]->nelems, i};
 	}
 	qsort(order, m, sizeof *order, by_size);
 	for (size_t k = 0; k < m; k++) {
-		size_t least = 0;
+		const struct share *s = &sh[order[k].i];
+		int all = ckpt_outvar_collective(ov[order[k].i]);
+		size_t from = all ? 0 : s->rank0, to = all ? size : s->rank0 + s->nranks, least = from;
 
-		for (size_t r = 1; r < size; r++)
+		for (size_t r = from + 1; r < to; r++)
 			least = load[r] < load[least] ? r : least;
 		finder[order[k].i] = least;
 		load[least] += order[k].n;
@@ -474,7 +476,7 @@ static void assign_finders(const ckpt_var *const *v, ckpt_outvar *const *ov, siz
 }
 
 ckpt_rank_cut *windows_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
-                             size_t n)
+                             const struct share *sh, size_t n)
 {
 	size_t nx = j->nin - 1, words = CUT_WORDS * 2 * nx + SAID_WORDS, *finder;
 	uint64_t *sum;
@@ -486,7 +488,7 @@ ckpt_rank_cut *windows_batch(struct job *j, const ckpt_var *const *v, ckpt_outva
 	    !(cuts = calloc(n * 2 * nx + 1, sizeof *cuts)) ||
 	    !(finder = malloc((n + 1) * sizeof *finder)))
 		die("out of memory");
-	assign_finders(v, ov, n, (size_t)ckpt_par_size(), finder);
+	assign_finders(v, ov, sh, n, (size_t)ckpt_par_size(), finder);
 	for (size_t i = 0; i < n; i++) {
 		struct windows_said said;
 
@@ -500,7 +502,7 @@ ckpt_rank_cut *windows_batch(struct job *j, const ckpt_var *const *v, ckpt_outva
 	for (size_t i = 0; i < n; i++) {
 		struct windows_said said;
 
-		if (!windows_shared(ov[i]))
+		if (!windows_shared(ov[i], &sh[i]))
 			continue;
 		unpack_windows(sum + words * i, 2 * nx, cuts + 2 * nx * i, &said);
 		say_windows(j, v[i], &said);

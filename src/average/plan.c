@@ -55,7 +55,8 @@ static void cut_units(const struct units *u, size_t lo, size_t hi, size_t p, siz
 		cut[q] += lo;
 }
 
-/* This rank's part of units [lo, hi) of variable i, from the runs cut. */
+/* This rank's part of units [lo, hi) of variable i, from the runs cut,
+ * and which ranks have one. */
 static void take(const struct units *u, size_t i, const size_t *cut, size_t p,
                  struct share *sh)
 {
@@ -68,6 +69,8 @@ static void take(const struct units *u, size_t i, const size_t *cut, size_t p,
 
 		if (n > sh->rounds)
 			sh->rounds = n;
+		if (n && !sh->nranks++) /* (the runs follow each other: the ranks too) */
+			sh->rank0 = q;
 		if (q == r && n) {
 			sh->first = a - lo;
 			sh->end = b - lo;
@@ -87,7 +90,7 @@ void plan_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
 
 	if (!ckpt_par_on()) {
 		for (size_t i = 0; i < nv; i++)
-			sh[i] = (struct share){0, SIZE_MAX, 0};
+			sh[i] = (struct share){0, SIZE_MAX, 0, 0, 1};
 		free(cut);
 		return;
 	}

@@ -2,7 +2,8 @@
 compact, chunked and chunked+gzip variables, 16-bit and integer types, a scalar, an
 empty one, a string, attributes - as a.h5 b.h5 c.h5; short.h5 lacks 'big';
 tiny0.h5 and tiny1.h5 hold one scalar; ub0.h5 and ub1.h5 have a user block;
-tie0.h5 and tie1.h5 a tie for SLERP's dot product.
+tie0.h5 and tie1.h5 a tie for SLERP's dot product; coarse0..2.h5 magnitudes
+in steps of 1/4; strad0..2.h5 variables two ranks' runs share.
 mkinputs.py --damage FILE: spoil every gzip chunk of 'big' in FILE."""
 import os
 import sys
@@ -68,6 +69,14 @@ else:
             for name in ['u', 'v', 'w']:
                 f.create_dataset(name, data=(rng.integers(-8, 9, (512, 1024)) / 4).astype('f4'),
                                  chunks=(64, 1024), compression='gzip', compression_opts=1)
+    # contiguous variables of 2 and 4 slabs (1 MiB each): under 3 ranks
+    # rank 0 computes 'a' alone, ranks 1 and 2 share 'b' (their windows
+    # found by one of them for both)
+    for i in range(3):
+        rng = np.random.default_rng(20 + i)
+        with h5py.File(os.path.join(sys.argv[1], 'strad%d.h5' % i), 'w') as f:
+            f.create_dataset('a', data=rng.standard_normal((512, 1024)).astype('f4'))
+            f.create_dataset('b', data=rng.standard_normal((1024, 1024)).astype('f4'))
     # SLERP's x0.x1 exactly halfway between two doubles, 299999 + 2^-35:
     # no bound decides it, the second pass sums exactly (two slabs of 1 MiB,
     # gzip: written collectively, each rank measuring its share)

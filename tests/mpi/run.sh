@@ -100,6 +100,19 @@ if [ "$rc" -eq 0 ] && [ "$said" -eq 3 ]; then
 else
 	bad "method ties: exit $rc, $said of 3 variables' windows said: $(cat err)"
 fi
+# a variable neighbours' runs of slabs share has its windows found by one
+# of them (said by rank 0, which computes neither: ranks 1 and 2 share 'b')
+for m in "ties --density 0.3" "breadcrumbs --density 0.4 --gamma 0.1"; do
+	averaged "method $m, shared by neighbours" --method $m --base strad0.h5 strad1.h5 strad2.h5
+done
+par 3 ckpt-average -v -o vs.h5 --method ties --density 0.3 --base strad0.h5 strad1.h5 strad2.h5
+said=$(grep -c '^ckpt-average: [ab]: magnitude windows found in [1-9][0-9]* pass' err)
+if [ "$rc" -eq 0 ] && [ "$said" -eq 2 ] &&
+   grep -q '^ckpt-average: b: magnitude windows found in [1-9]' err; then
+	ok "method ties: the neighbours' variable's windows said once"
+else
+	bad "method ties, shared by neighbours: exit $rc, $said of 2 said: $(cat err)"
+fi
 averaged "method slerp" --method slerp -t 0.4 b.h5 c.h5
 averaged "method slerp, a tie" --method slerp -t 0.3 tie0.h5 tie1.h5
 par 3 ckpt-average -v -o tie.h5 --method slerp -t 0.3 tie0.h5 tie1.h5
