@@ -409,12 +409,12 @@ static void changed_by_dtype(void *arg, const struct work *w)
 }
 
 /* Average this rank's share of variable v0 (a merge method's dot
- * products: dots, where measured); returns how many values were out of
- * the range of the type stored, and in *changed how many --dtype
- * changed. */
+ * products and windows: dots, where measured, and win); returns how many
+ * values were out of the range of the type stored, and in *changed how
+ * many --dtype changed. */
 static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
                           const struct share *sh, uint64_t *changed, const double *dots,
-                          const ckpt_rank_cut *cuts)
+                          struct var_windows win)
 {
 	ckpt_slab *s = calloc(j->nin, sizeof *s);
 	size_t *which = calloc(j->nin, sizeof *which), m, bad = 0;
@@ -435,7 +435,7 @@ static size_t average_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0,
 		free(which);
 		free(types);
 		free(wbuf);
-		return method_var(j, ov, v0, to, sh, dots, cuts);
+		return method_var(j, ov, v0, to, sh, dots, win);
 	}
 	if (sh->end == sh->first) {
 		write_rest(ov, 0, sh->rounds);
@@ -544,7 +544,7 @@ static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *b
 	struct share sh[BATCH];
 	size_t n = 0, at[BATCH], to = from, most = ckpt_par_on() ? BATCH : 1;
 	double *dots;
-	ckpt_rank_cut *cuts;
+	struct batch_windows bw;
 
 	for (; to < j->in[0]->nvars && n < most; to++) {
 		if (!computed(&vars[to]))
@@ -557,7 +557,7 @@ static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *b
 	}
 	plan_batch(j, v, ov, n, sh);
 	dots = dots_batch(j, v, ov, n, sh);
-	cuts = windows_batch(j, v, ov, sh, n);
+	windows_batch(j, v, ov, sh, n, &bw);
 	for (int pass = 1; pass >= 0; pass--)
 		for (size_t i = 0; i < n; i++) {
 			if (ckpt_outvar_collective(ov[i]) != pass ||
@@ -570,14 +570,12 @@ static size_t average_batch(struct job *j, ckpt_out *o, size_t from, uint64_t *b
 			}
 			bad[at[i]] = average_var(j, ov[i], v[i], &sh[i], &changed[at[i]],
 			                         dots ? dots + i * dots_count(j) : NULL,
-			                         cuts && windows_shared(ov[i], &sh[i])
-			                                 ? cuts + i * 2 * (j->nin - 1)
-			                                 : NULL);
+			                         windows_of(j, &bw, ov[i], &sh[i], i));
 		}
+	windows_done(j, v, ov, sh, n, &bw);
 	for (size_t i = 0; i < n; i++)
 		ckpt_outvar_close(ov[i]);
 	free(dots);
-	free(cuts);
 	return to;
 }
 
@@ -599,7 +597,8 @@ static void average_unshareable(struct job *j, ckpt_out *o, uint64_t *bad,
 		                                                               : v->dtype)))
 			die_lib();
 		if (!ckpt_outvar_shareable(ov))
-			bad[i] = average_var(j, ov, v, &whole, &changed[i], NULL, NULL);
+			bad[i] = average_var(j, ov, v, &whole, &changed[i], NULL,
+			                     (struct var_windows){NULL, NULL});
 		ckpt_outvar_close(ov);
 	}
 }

@@ -44,12 +44,27 @@ void plan_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
 /* Write what is left of a collective variable's rounds: nothing. */
 void write_rest(ckpt_outvar *ov, size_t written, size_t rounds);
 
+/* What finding a variable's magnitude windows took, for -v: passes over
+ * all its slabs, passes over some stretches alone and how many
+ * stretches, the sample's size (0: none). */
+struct windows_said {
+	uint64_t passes, ranged, spans, sampled;
+};
+
+/* A variable's magnitude windows where the batch found them (cuts: the
+ * models' lo cuts, then their hi ones; else NULL), and where what finding
+ * them here took is kept for the batch's end (said; NULL: nowhere). */
+struct var_windows {
+	const ckpt_rank_cut *cuts;
+	struct windows_said *said;
+};
+
 /* A merge method on this rank's share of variable v0 (of the first
- * input), into type `to`, with its dot products and magnitude windows
- * where the batch found them (dots_batch(), windows_batch(); else NULL);
- * returns how many values were out of its range. */
+ * input), into type `to`, with its dot products where the batch measured
+ * them (dots_batch(); else NULL) and its windows w; returns how many
+ * values were out of its range. */
 size_t method_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0, ckpt_dtype to,
-                  const struct share *sh, const double *dots, const ckpt_rank_cut *cuts);
+                  const struct share *sh, const double *dots, struct var_windows w);
 
 /* The types of variable v0 in each input. */
 void method_types(const struct job *j, const ckpt_var *v0, ckpt_dtype *types);
@@ -71,17 +86,30 @@ double *dots_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *
  * slabs two neighbours' runs share. */
 int windows_shared(const ckpt_outvar *ov, const struct share *sh);
 
-/* Under MPI, with a method that keeps magnitude windows, the cuts of the
- * batch's shared variables (windows_shared()): the models' lo cuts, then
- * their hi ones, for each variable, the i-th from cuts + 2 nx i.  Each
- * variable's are found by one rank alone over the whole tensor (the
- * largest variable first, each by the rank with the fewest elements to
- * read so far: of all ranks for one written collectively, of those that
- * compute it for one neighbours share) and exchanged in one sum over the
- * ranks (collective), where each rank that computes a part found them
- * before.  Else NULL. */
-ckpt_rank_cut *windows_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
-                             const struct share *sh, size_t n);
+/* Under MPI, with a method that keeps magnitude windows, the batch's
+ * windows: the cuts of its shared variables (windows_shared()), the i-th
+ * from cuts + 2 nx i, each variable's found by one rank alone over the
+ * whole tensor (the largest variable first, each by the rank with the
+ * fewest elements to read so far: of all ranks for one written
+ * collectively, of those that compute it for one neighbours share) and
+ * exchanged in one sum over the ranks (collective), where each rank that
+ * computes a part found them before; and room for what finding the
+ * others' takes the rank that computes them.  Else all NULL. */
+struct batch_windows {
+	ckpt_rank_cut *cuts;
+	struct windows_said *said;
+};
+
+void windows_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
+                   const struct share *sh, size_t n, struct batch_windows *bw);
+/* Variable i's part of them (for method_var()). */
+struct var_windows windows_of(const struct job *j, const struct batch_windows *bw,
+                              const ckpt_outvar *ov, const struct share *sh, size_t i);
+/* At the batch's end, with -v (collective): rank 0 says the windows of
+ * the variables another rank computed alone, as the serial program says
+ * them; then the batch's windows freed. */
+void windows_done(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
+                  const struct share *sh, size_t n, struct batch_windows *bw);
 
 /* SLERP's or model stock's coefficients of v0 into mv, from its dot
  * products (measured: dots_batch()'s; NULL: measured here, whole). */

@@ -219,13 +219,6 @@ static void sample(struct job *j, const ckpt_var *v0, struct keying *k, uint64_t
 	           NULL, NULL);
 }
 
-/* What the passes over a variable's magnitude windows took, for -v:
- * passes over all its slabs, passes over some stretches alone and how many
- * stretches, the sample's size (0: none). */
-struct windows_said {
-	uint64_t passes, ranged, spans, sampled;
-};
-
 static void say_windows(const struct job *j, const ckpt_var *v0, const struct windows_said *w)
 {
 	char after[64] = "", partial[64] = "";
@@ -359,7 +352,7 @@ static size_t apply(struct job *j, ckpt_outvar *ov, const ckpt_mvar *mv, ckpt_dt
 }
 
 size_t method_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0, ckpt_dtype to,
-                  const struct share *sh, const double *dots, const ckpt_rank_cut *cuts)
+                  const struct share *sh, const double *dots, struct var_windows w)
 {
 	ckpt_mvar mv;
 	ckpt_dtype *types = calloc(j->nin, sizeof *types);
@@ -377,14 +370,17 @@ size_t method_var(struct job *j, ckpt_outvar *ov, const ckpt_var *v0, ckpt_dtype
 	 * products where it has not measured them (dots); a rank without a
 	 * share neither needs them nor takes part */
 	if (sh->end > sh->first) {
-		if (ckpt_method_ranks(j->method->kind) && cuts) {
-			memcpy(mv.lo, cuts, mv.nx * sizeof *cuts);
-			memcpy(mv.hi, cuts + mv.nx, mv.nx * sizeof *cuts);
+		if (ckpt_method_ranks(j->method->kind) && w.cuts) {
+			memcpy(mv.lo, w.cuts, mv.nx * sizeof *w.cuts);
+			memcpy(mv.hi, w.cuts + mv.nx, mv.nx * sizeof *w.cuts);
 		} else if (ckpt_method_ranks(j->method->kind)) {
 			struct windows_said said;
 
 			find_windows(j, v0, mv.nx, mv.lo, mv.hi, &said);
-			say_windows(j, v0, &said);
+			say_windows(j, v0, &said); /* (rank 0's at once, the others' at the
+			                            * batch's end: windows_done()) */
+			if (w.said)
+				*w.said = said;
 		}
 		if (ckpt_method_dots(j->method->kind))
 			dots_measure(j, v0, &mv, dots);
@@ -475,17 +471,19 @@ static void assign_finders(const ckpt_var *const *v, ckpt_outvar *const *ov,
 	free(load);
 }
 
-ckpt_rank_cut *windows_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
-                             const struct share *sh, size_t n)
+void windows_batch(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
+                   const struct share *sh, size_t n, struct batch_windows *bw)
 {
 	size_t nx = j->nin - 1, words = CUT_WORDS * 2 * nx + SAID_WORDS, *finder;
 	uint64_t *sum;
 	ckpt_rank_cut *cuts;
 
+	*bw = (struct batch_windows){NULL, NULL};
 	if (!ckpt_par_on() || !j->method || !ckpt_method_ranks(j->method->kind))
-		return NULL;
+		return;
 	if (!(sum = calloc(n * words + 1, sizeof *sum)) ||
-	    !(cuts = calloc(n * 2 * nx + 1, sizeof *cuts)) ||
+	    !(cuts = bw->cuts = calloc(n * 2 * nx + 1, sizeof *cuts)) ||
+	    !(bw->said = calloc(n + 1, sizeof *bw->said)) ||
 	    !(finder = malloc((n + 1) * sizeof *finder)))
 		die("out of memory");
 	assign_finders(v, ov, sh, n, (size_t)ckpt_par_size(), finder);
@@ -509,7 +507,44 @@ ckpt_rank_cut *windows_batch(struct job *j, const ckpt_var *const *v, ckpt_outva
 	}
 	free(sum);
 	free(finder);
-	return cuts;
+}
+
+struct var_windows windows_of(const struct job *j, const struct batch_windows *bw,
+                              const ckpt_outvar *ov, const struct share *sh, size_t i)
+{
+	const ckpt_rank_cut *cuts = bw->cuts ? bw->cuts + 2 * (j->nin - 1) * i : NULL;
+
+	return (struct var_windows){windows_shared(ov, sh) ? cuts : NULL,
+	                            bw->said ? &bw->said[i] : NULL};
+}
+
+/* (each variable's in one sum: only the rank that computes it alone has
+ * nonzero counts; one no rank computes - empty - takes no pass) */
+void windows_done(struct job *j, const ckpt_var *const *v, ckpt_outvar *const *ov,
+                  const struct share *sh, size_t n, struct batch_windows *bw)
+{
+	uint64_t *sum = NULL;
+
+	if (bw->said && j->verbose) {
+		if (!(sum = calloc(n * SAID_WORDS + 1, sizeof *sum)))
+			die("out of memory");
+		for (size_t i = 0; i < n; i++)
+			pack_windows(NULL, 0, &bw->said[i], sum + SAID_WORDS * i);
+		if (ckpt_par_sum_u64(sum, n * SAID_WORDS) < 0)
+			die_lib();
+	}
+	for (size_t i = 0; sum && i < n; i++) {
+		struct windows_said said;
+
+		if (!ckpt_outvar_shareable(ov[i]) || windows_shared(ov[i], &sh[i]) ||
+		    (sh[i].nranks && sh[i].rank0 == 0))
+			continue;
+		unpack_windows(sum + SAID_WORDS * i, 0, NULL, &said);
+		say_windows(j, v[i], &said);
+	}
+	free(sum);
+	free(bw->cuts);
+	free(bw->said);
 }
 
 void method_plan(const struct job *j, const ckpt_var *v0)

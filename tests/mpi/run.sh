@@ -113,6 +113,20 @@ if [ "$rc" -eq 0 ] && [ "$said" -eq 2 ] &&
 else
 	bad "method ties, shared by neighbours: exit $rc, $said of 2 said: $(cat err)"
 fi
+# -v says every variable's windows as the serial program does, whichever
+# rank found them (those a rank other than 0 computes alone at the batch's
+# end; an empty one, which no rank computes, in 0 passes)
+"$S/ckpt-average" -v -o vser.h5 --method ties --density 0.3 --base a.h5 b.h5 c.h5 2>serr
+grep 'magnitude windows found' serr | sort >said.serial
+for p in 3 4; do
+	par "$p" ckpt-average -v -o "v$p.h5" --method ties --density 0.3 --base a.h5 b.h5 c.h5
+	grep 'magnitude windows found' err | sort >said.par
+	if [ "$rc" -eq 0 ] && [ -s said.serial ] && cmp -s said.serial said.par; then
+		ok "method ties: -v says every variable's windows at P=$p"
+	else
+		bad "method ties, -v at P=$p: exit $rc: $(diff said.serial said.par | head -n 4)"
+	fi
+done
 averaged "method slerp" --method slerp -t 0.4 b.h5 c.h5
 averaged "method slerp, a tie" --method slerp -t 0.3 tie0.h5 tie1.h5
 par 3 ckpt-average -v -o tie.h5 --method slerp -t 0.3 tie0.h5 tie1.h5
