@@ -89,44 +89,35 @@ for m in "task-arithmetic --lambda 0.7" "ties --density 0.3" "ties --density 0.5
 	averaged "method $m" --method $m --base a.h5 b.h5 c.h5
 done
 # each variable written collectively has its windows found by one rank
-# (the first by rank 0, the next by rank 1, ...) and sent to the others
+# (the largest first, each by the rank with the least to read) and sent to
+# the others; so has one that neighbours' runs of slabs share (at P = 3
+# ranks 1 and 2 share strad's 'b')
 for m in "ties --density 0.3" "breadcrumbs --density 0.4 --gamma 0.1"; do
 	averaged "method $m, equal magnitudes" --method $m --base coarse0.h5 coarse1.h5 coarse2.h5
-done
-par 3 ckpt-average -v -o v.h5 --method ties --density 0.3 --base coarse0.h5 coarse1.h5 coarse2.h5
-said=$(grep -c '^ckpt-average: [uvw]: magnitude windows found in [1-9][0-9]* pass' err)
-if [ "$rc" -eq 0 ] && [ "$said" -eq 3 ]; then
-	ok "method ties: every variable's windows said once"
-else
-	bad "method ties: exit $rc, $said of 3 variables' windows said: $(cat err)"
-fi
-# a variable neighbours' runs of slabs share has its windows found by one
-# of them (said by rank 0, which computes neither: ranks 1 and 2 share 'b')
-for m in "ties --density 0.3" "breadcrumbs --density 0.4 --gamma 0.1"; do
 	averaged "method $m, shared by neighbours" --method $m --base strad0.h5 strad1.h5 strad2.h5
 done
-par 3 ckpt-average -v -o vs.h5 --method ties --density 0.3 --base strad0.h5 strad1.h5 strad2.h5
-said=$(grep -c '^ckpt-average: [ab]: magnitude windows found in [1-9][0-9]* pass' err)
-if [ "$rc" -eq 0 ] && [ "$said" -eq 2 ] &&
-   grep -q '^ckpt-average: b: magnitude windows found in [1-9]' err; then
-	ok "method ties: the neighbours' variable's windows said once"
-else
-	bad "method ties, shared by neighbours: exit $rc, $said of 2 said: $(cat err)"
-fi
-# -v says every variable's windows as the serial program does, whichever
-# rank found them (those a rank other than 0 computes alone at the batch's
-# end; an empty one, which no rank computes, in 0 passes)
-"$S/ckpt-average" -v -o vser.h5 --method ties --density 0.3 --base a.h5 b.h5 c.h5 2>serr
-grep 'magnitude windows found' serr | sort >said.serial
-for p in 3 4; do
-	par "$p" ckpt-average -v -o "v$p.h5" --method ties --density 0.3 --base a.h5 b.h5 c.h5
-	grep 'magnitude windows found' err | sort >said.par
-	if [ "$rc" -eq 0 ] && [ -s said.serial ] && cmp -s said.serial said.par; then
-		ok "method ties: -v says every variable's windows at P=$p"
-	else
-		bad "method ties, -v at P=$p: exit $rc: $(diff said.serial said.par | head -n 4)"
-	fi
-done
+# said NAME FILES...: -v under P = 3 and 4 ranks says every variable's
+# windows once, as the serial program does, whichever rank found them
+# (those a rank other than 0 computes alone at the batch's end; an empty
+# one, which no rank computes, in 0 passes)
+said() {
+	name=$1
+	shift
+	"$S/ckpt-average" -v -o vser.h5 -f --method ties --density 0.3 --base "$@" 2>serr
+	grep 'magnitude windows found' serr | sort >said.serial
+	for p in 3 4; do
+		par "$p" ckpt-average -v -o "v$p.h5" -f --method ties --density 0.3 --base "$@"
+		grep 'magnitude windows found' err | sort >said.par
+		if [ "$rc" -eq 0 ] && [ -s said.serial ] && cmp -s said.serial said.par; then
+			ok "-v, $name: every variable's windows said at P=$p"
+		else
+			bad "-v, $name at P=$p: exit $rc: $(diff said.serial said.par | head -n 4)"
+		fi
+	done
+}
+said "written collectively" coarse0.h5 coarse1.h5 coarse2.h5
+said "shared by neighbours" strad0.h5 strad1.h5 strad2.h5
+said "computed alone" a.h5 b.h5 c.h5
 averaged "method slerp" --method slerp -t 0.4 b.h5 c.h5
 averaged "method slerp, a tie" --method slerp -t 0.3 tie0.h5 tie1.h5
 par 3 ckpt-average -v -o tie.h5 --method slerp -t 0.3 tie0.h5 tie1.h5
@@ -197,33 +188,25 @@ assert bad != good
 open(sys.argv[2], "wb").write(bad)
 PY
 touch -r b.h5 rank1/b.h5
-cat >byrank.sh <<EOF
-#!/bin/sh
-cd "rank\$OMPI_COMM_WORLD_RANK" && exec "$M/ckpt-average" -o ../damaged.h5 a.h5 b.h5
-EOF
-timeout 300 mpirun -q --oversubscribe -n 3 sh byrank.sh >out 2>err
-rc=$?
+# byrank ARGS...: ckpt-average ARGS -o damaged.h5 under 3 ranks, each in
+# its own directory rank$R, with its own copies of the inputs
+byrank() {
+	printf '#!/bin/sh\ncd "rank$OMPI_COMM_WORLD_RANK" && exec "%s/ckpt-average" -o ../damaged.h5 %s\n' \
+		"$M" "$*" >byrank.sh
+	timeout 300 mpirun -q --oversubscribe -n 3 sh byrank.sh >out 2>err
+	rc=$?
+}
+byrank a.h5 b.h5
 failed "bad input on one rank" "b.h5: (.*(read error|filter|decompress|zip)|.*error)" damaged.h5
 grep -q "sees another file" err && bad "bad input on one rank: taken for another file"
 # The same under TIES: rank 1 finds the windows of 'big' for all three and
 # fails reading them, while the others wait for them in the exchange.
-cat >byrank.sh <<EOF
-#!/bin/sh
-cd "rank\$OMPI_COMM_WORLD_RANK" &&
-exec "$M/ckpt-average" -o ../damaged.h5 --method ties --density 0.3 --base a.h5 b.h5
-EOF
-timeout 300 mpirun -q --oversubscribe -n 3 sh byrank.sh >out 2>err
-rc=$?
+byrank --method ties --density 0.3 --base a.h5 b.h5
 failed "bad input on the rank finding windows" "b.h5: (.*(read error|filter|decompress|zip)|.*error)" \
 	damaged.h5
 # Another file under the same name on one rank: refused before any work.
-cat >byrank.sh <<EOF
-#!/bin/sh
-cd "rank\$OMPI_COMM_WORLD_RANK" && exec "$M/ckpt-average" -o ../damaged.h5 a.h5 b.h5
-EOF
 cp -p c.h5 rank2/b.h5
-timeout 300 mpirun -q --oversubscribe -n 3 sh byrank.sh >out 2>err
-rc=$?
+byrank a.h5 b.h5
 failed "another file on one rank" "b.h5: rank 2 sees another file under this name than rank 0 \\((sizes|contents) differ\\)" damaged.h5
 
 # A full file system (a small tmpfs, where one can be mounted): every rank
