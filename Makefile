@@ -82,7 +82,7 @@ LIB_SRC  := $(sort $(wildcard src/lib/*.c))
 LIB_HDR  := $(sort $(wildcard src/lib/*.h))
 # Internal to the library (the HDF5 backend, CPU- and compiler-specific
 # code): never installed, never included by a program.
-LIB_PRIV := $(addprefix src/lib/,commit.h eft.h h5.h outint.h header.h i128.h mblockint.h methodint.h pickleint.h topkint.h refs.h temp.h vec.h wrap.h xsumint.h)
+LIB_PRIV := $(addprefix src/lib/,commit.h dtypeint.h eft.h h5.h outint.h header.h i128.h mblockint.h methodint.h pickleint.h topkint.h refs.h temp.h vec.h wrap.h xsumint.h)
 LIB_PUB  := $(filter-out $(LIB_PRIV),$(LIB_HDR))
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(B)/%.o)
 PROGS    := $(patsubst src/%.c,%,$(sort $(wildcard src/ckpt-*.c)))

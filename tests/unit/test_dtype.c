@@ -1,5 +1,6 @@
 /* Element types and the conversion module. */
 #include "unit.h"
+#include "lib/dtypeint.h"
 
 #include <float.h>
 
@@ -219,9 +220,13 @@ static void fill_for_format(double *d, size_t n, int eb, int mb, uint64_t x)
 	}
 }
 
+/* (slab lengths: whole groups of 16 and not, for the AVX2 encoder's tail) */
+static const size_t slab_len[] = {256, 255, 17, 16, 15, 1, 100, 48};
+#define SLAB_LEN(j) slab_len[(j) % (sizeof slab_len / sizeof *slab_len)]
+
 static void slab_encoders_match_reference(void **state)
 {
-	enum { N = 1 << 20, SLAB = 256 };
+	enum { N = 1 << 20 };
 	double *d = malloc(N * sizeof *d);
 	uint16_t *h = malloc(N * sizeof *h);
 
@@ -231,12 +236,15 @@ static void slab_encoders_match_reference(void **state)
 	for (int t = 0; t < 2; t++) {
 		ckpt_dtype type = t ? CKPT_BF16 : CKPT_F16;
 		int eb = t ? 8 : 5, mb = t ? 7 : 10;
+		size_t len;
 
 		fill_for_format(d, N, eb, mb, 0x2545f4914f6cdd1dULL + (uint64_t)t);
-		for (size_t at = 0; at < N; at += SLAB) {
-			size_t bad = ckpt_from_double(type, d + at, h + at, SLAB), want = 0;
+		for (size_t at = 0, j = 0; at < N; at += len, j++) {
+			size_t bad, want = 0;
 
-			for (size_t i = at; i < at + SLAB; i++) {
+			len = SLAB_LEN(j) < N - at ? SLAB_LEN(j) : N - at;
+			bad = ckpt_from_double(type, d + at, h + at, len);
+			for (size_t i = at; i < at + len; i++) {
 				uint32_t r = ckpt_float_encode(d[i], eb, mb);
 
 				if (h[i] != r)
@@ -249,6 +257,59 @@ static void slab_encoders_match_reference(void **state)
 	}
 	free(d);
 	free(h);
+}
+
+/* The AVX2 encoder (where the CPU has AVX2; ckpt_from_double() takes it
+ * where it has no AVX-512) encodes a slab exactly when every value is 0 or
+ * rounds to a normal value, not an infinity - and then as the reference
+ * does; else it says so, and the scalar encoder takes the slab. */
+static void avx2_half_encoder_takes_only_normal_results(void **state)
+{
+#if CKPT_HAVE_FMA
+	enum { N = 1 << 19 };
+	double *d = malloc(N * sizeof *d);
+	uint16_t *h = malloc(N * sizeof *h);
+	size_t taken = 0, left = 0;
+
+	(void)state;
+	if (!__builtin_cpu_supports("avx2")) {
+		free(d), free(h);
+		skip();
+	}
+	assert_non_null(d);
+	assert_non_null(h);
+	for (int t = 0; t < 2; t++) {
+		int eb = t ? 8 : 5, mb = t ? 7 : 10;
+		uint32_t inf = ((1u << eb) - 1) << mb;
+		double least = ckpt_float_decode(1u << mb, eb, mb);
+		size_t len;
+
+		fill_for_format(d, N, eb, mb, 0x5851f42d4c957f2dULL + (uint64_t)t);
+		d[1000] = nextafter(least, 0); /* rounds up to the least normal */
+		d[3000] = ckpt_float_decode(inf - 1, eb, mb) * (1 + 0x1p-9); /* to an infinity */
+		for (size_t at = 0, j = 0; at < N; at += len, j++) {
+			int fast = 1, said;
+
+			len = SLAB_LEN(j) < N - at ? SLAB_LEN(j) : N - at;
+			for (size_t i = at; i < at + len; i++)
+				fast &= d[i] == 0 || (fabs(d[i]) >= least &&
+				                      (ckpt_float_encode(d[i], eb, mb) & 0x7fff) < inf);
+			said = ckpt_encode_half_avx2(d + at, h + at, len, eb, mb);
+			assert_int_equal(said, !fast);
+			taken += !said, left += (size_t)said;
+			for (size_t i = at; !said && i < at + len; i++)
+				if (h[i] != ckpt_float_encode(d[i], eb, mb))
+					fail_msg("%d-bit exponent, %a: %#x, want %#x", eb, d[i], h[i],
+					         ckpt_float_encode(d[i], eb, mb));
+		}
+	}
+	assert_true(taken > 1000 && left > 100); /* (both ways, often) */
+	free(d);
+	free(h);
+#else
+	(void)state;
+	skip();
+#endif
 }
 
 static void generic_encoder_matches_hardware(void **state)
@@ -535,6 +596,7 @@ int main(void)
 		cmocka_unit_test(fast_decoders_match_reference),
 		cmocka_unit_test(fast_encoders_match_reference),
 		cmocka_unit_test(slab_encoders_match_reference),
+		cmocka_unit_test(avx2_half_encoder_takes_only_normal_results),
 		cmocka_unit_test(slab_decoders_match_reference),
 		cmocka_unit_test(widen_every_type),
 		cmocka_unit_test(widen_to_float_as_to_double),
