@@ -505,20 +505,21 @@ __attribute__((target("avx2"))) static inline __m256i normal_lanes(__m256i u, __
                                                                  int ebits, int mbits)
 {
 	const int shift = 52 - mbits;
-	const int64_t rebias = (int64_t)(1023 - ((1 << (ebits - 1)) - 1)) << 52;
-	const int64_t least = rebias + ((int64_t)1 << 52); /* the least normal */
+	const uint64_t rebias = (uint64_t)(1023 - ((1 << (ebits - 1)) - 1)) << 52, top = UINT64_C(1) << 63;
+	const uint64_t least = rebias + (UINT64_C(1) << 52); /* the least normal */
 	/* half an ulp past the largest finite, whose last bit is odd: the
 	 * least magnitude that rounds to an infinity */
-	const int64_t over = rebias + ((int64_t)((1 << ebits) - 1) << 52) - ((int64_t)1 << (shift - 1));
+	const uint64_t over = rebias + ((uint64_t)((1 << ebits) - 1) << 52) - (UINT64_C(1) << (shift - 1));
 	__m256i mag = _mm256_and_si256(u, _mm256_set1_epi64x(INT64_MAX)), r, in;
 
-	r = _mm256_add_epi64(mag, _mm256_set1_epi64x(((int64_t)1 << (shift - 1)) - 1 - rebias));
+	/* (the constants mod 2^64, as the lanes' sums) */
+	r = _mm256_add_epi64(mag, _mm256_set1_epi64x((int64_t)((UINT64_C(1) << (shift - 1)) - 1 - rebias)));
 	r = _mm256_add_epi64(r, _mm256_and_si256(_mm256_srli_epi64(mag, shift), _mm256_set1_epi64x(1)));
 	r = _mm256_srli_epi64(r, shift);
 	/* least <= mag < over as one signed comparison: mag - least - 2^63
-	 * below over - least - 2^63 (mod 2^64) */
-	in = _mm256_cmpgt_epi64(_mm256_set1_epi64x(over - least + INT64_MIN),
-	                        _mm256_add_epi64(mag, _mm256_set1_epi64x(INT64_MIN - least)));
+	 * below over - least - 2^63 */
+	in = _mm256_cmpgt_epi64(_mm256_set1_epi64x((int64_t)(over - least - top)),
+	                        _mm256_add_epi64(mag, _mm256_set1_epi64x((int64_t)(0 - least - top))));
 	*ok = _mm256_and_si256(*ok, _mm256_or_si256(in, _mm256_cmpeq_epi64(mag, _mm256_setzero_si256())));
 	r = _mm256_and_si256(r, in);
 	return _mm256_or_si256(r, _mm256_and_si256(_mm256_srli_epi64(u, 48),
