@@ -496,16 +496,17 @@ static inline int encode_normal(const double *src, uint16_t *h, size_t n, int eb
 
 #if CKPT_HAVE_FMA
 /* encode_normal() in AVX2, 16 at a time (the compiler's loop, without
- * AVX-512's 64-to-16-bit move, took half as many instructions again): the
- * same integer steps on 64-bit lanes, narrowed by two 32-bit packs and a
- * permutation, the last few by encode_normal(); but a value that rounds
- * to an infinity is left to the scalar encoder too, so that where it
- * returns 0 nothing overflowed. */
+ * AVX-512's 64-to-16-bit move, and narrow_half()'s count of overflows
+ * took 2.5 times as long): the same integer steps on 64-bit lanes,
+ * narrowed by two 32-bit packs and a permutation, the last few by
+ * encode_normal(); but a value that rounds to an infinity is left to the
+ * scalar encoder too, so that where it returns 0 nothing overflowed. */
 __attribute__((target("avx2"))) static inline __m256i normal_lanes(__m256i u, __m256i *ok,
                                                                  int ebits, int mbits)
 {
 	const int shift = 52 - mbits;
-	const uint64_t rebias = (uint64_t)(1023 - ((1 << (ebits - 1)) - 1)) << 52, top = UINT64_C(1) << 63;
+	const uint64_t rebias = (uint64_t)(1023 - ((1 << (ebits - 1)) - 1)) << 52;
+	const uint64_t top = UINT64_C(1) << 63;
 	const uint64_t least = rebias + (UINT64_C(1) << 52); /* the least normal */
 	/* half an ulp past the largest finite, whose last bit is odd: the
 	 * least magnitude that rounds to an infinity */
@@ -513,7 +514,8 @@ __attribute__((target("avx2"))) static inline __m256i normal_lanes(__m256i u, __
 	__m256i mag = _mm256_and_si256(u, _mm256_set1_epi64x(INT64_MAX)), r, in;
 
 	/* (the constants mod 2^64, as the lanes' sums) */
-	r = _mm256_add_epi64(mag, _mm256_set1_epi64x((int64_t)((UINT64_C(1) << (shift - 1)) - 1 - rebias)));
+	r = _mm256_add_epi64(mag,
+	                     _mm256_set1_epi64x((int64_t)((UINT64_C(1) << (shift - 1)) - 1 - rebias)));
 	r = _mm256_add_epi64(r, _mm256_and_si256(_mm256_srli_epi64(mag, shift), _mm256_set1_epi64x(1)));
 	r = _mm256_srli_epi64(r, shift);
 	/* least <= mag < over as one signed comparison: mag - least - 2^63
