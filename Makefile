@@ -245,7 +245,9 @@ bench-floor: all $(TOOLS)
 # only the merge methods' table of make bench: each beside the linear
 # average in the same run, and beside an h5py + numpy script; then each
 # method's formula alone, in cache (ns per element: steadier on a noisy
-# machine than whole runs)
+# machine than whole runs).  CKPT_BENCH_DTYPE=bf16: the models in
+# bfloat16; CKPT_BENCH_ROWS, CKPT_BENCH_RUNS, CKPT_BENCH_MODELS,
+# CKPT_BENCH_SCRIPTS: tests/bench/methods.sh
 bench-methods: all $(TOOLS)
 	@sh tests/bench/methods.sh $(B) $${CKPT_BENCH_DIR:-$(B)/bench}
 	@$(B)/tests/kernels

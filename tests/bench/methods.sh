@@ -13,6 +13,9 @@
 # fine-tunes of the base instead, b0 + b_i / 100 (made by ckpt-average
 # --no-normalize), whose task vectors are small beside the weights, as in
 # real merges; the default, independent: b1..b3 themselves.
+# CKPT_BENCH_DTYPE=bf16 (or f16): the same checkpoints stored in that type
+# (made once by ckpt-average --dtype, in WORK_DIR/TYPE), half the bytes;
+# no numpy script for bfloat16, which numpy has no type for.
 set -eu
 B=$1 W=$2
 N=${CKPT_BENCH_RUNS:-5}
@@ -25,6 +28,16 @@ done
 for i in 0 1 2 3; do
 	[ -f "$W/b$i.h5" ] || "$B/tests/mkbench" $i "$W/b$i.h5"
 done
+DT=${CKPT_BENCH_DTYPE:-f32}
+if [ "$DT" != f32 ]; then
+	mkdir -p "$W/$DT"
+	for i in 0 1 2 3; do
+		[ -f "$W/$DT/b$i.h5" ] ||
+			"$B/bin/ckpt-average" -q --dtype "$DT" -o "$W/$DT/b$i.h5" "$W/b$i.h5"
+	done
+	W=$W/$DT
+	[ "$DT" = bf16 ] && PY=
+fi
 M1=$W/b1.h5 M2=$W/b2.h5 M3=$W/b3.h5
 if [ "${CKPT_BENCH_MODELS:-independent}" = finetune ]; then
 	for i in 1 2 3; do
