@@ -152,10 +152,47 @@ int ckpt_dtype_holds(ckpt_dtype to, ckpt_dtype from)
 	       (from == CKPT_F8E5M2 && (to == CKPT_F16 || to == CKPT_BF16));
 }
 
+/* Whether element i of x and y (fs bytes each: every type has 8 or fewer)
+ * differs in value: not the same bytes, nor two NaNs, nor two zeros (a and
+ * b: their doubles). */
+static inline __attribute__((always_inline)) int
+differs(const char *x, const char *y, const double *a, const double *b, size_t i, size_t fs)
+{
+	uint64_t u = 0, v = 0;
+
+	memcpy(&u, x + i * fs, fs);
+	memcpy(&v, y + i * fs, fs);
+	return (u != v) & !((isnan(a[i]) != 0) & (isnan(b[i]) != 0)) & !((a[i] == 0) & (b[i] == 0));
+}
+
+/* How many of the block's m elements differ, fs a constant in each loop
+ * (a call to memcmp per element took a fifth of a --dtype bf16 average) */
+#define COUNT_DIFFERING(size)                                            \
+	case size:                                                       \
+		for (size_t i = 0; i < m; i++)                           \
+			k += (size_t)differs(x, y, a, b, i, size);       \
+		break;
+
+static size_t count_differing(const char *x, const char *y, const double *a, const double *b,
+                              size_t m, size_t fs)
+{
+	size_t k = 0;
+
+	switch (fs) {
+	COUNT_DIFFERING(1)
+	COUNT_DIFFERING(2)
+	COUNT_DIFFERING(4)
+	COUNT_DIFFERING(8)
+	default: break;
+	}
+	return k;
+}
+#undef COUNT_DIFFERING
+
 size_t ckpt_convert_changed(ckpt_dtype from, const void *src, ckpt_dtype to,
                             const void *dst, size_t n, size_t *first)
 {
-	size_t fs = ckpt_dtype_size(from), changed = 0;
+	size_t fs = ckpt_dtype_size(from), changed = 0, k;
 	char back[BLOCK * 8];
 	double a[BLOCK], b[BLOCK];
 
@@ -171,13 +208,13 @@ size_t ckpt_convert_changed(ckpt_dtype from, const void *src, ckpt_dtype to,
 			continue;
 		ckpt_to_double(from, s, a, m);
 		ckpt_to_double(from, back, b, m);
-		for (size_t i = 0; i < m; i++) {
-			if (!memcmp(back + i * fs, s + i * fs, fs) || (isnan(a[i]) && isnan(b[i])) ||
-			    (a[i] == 0 && b[i] == 0))
-				continue;
-			if (!changed++)
+		k = count_differing(back, s, a, b, m, fs);
+		for (size_t i = 0; k && !changed && i < m; i++) /* (the first, once) */
+			if (differs(back, s, a, b, i, fs)) {
 				*first = off + i;
-		}
+				break;
+			}
+		changed += k;
 	}
 	return changed;
 }

@@ -533,6 +533,54 @@ static void maps_hdf5_types_both_ways(void **state)
 	assert_int_equal(ckpt_dtype_of(H5T_C_S1), CKPT_OTHER);
 }
 
+/* ckpt_convert_changed(): a value that comes back as other bytes, but not
+ * a NaN that stays one nor a zero of either sign; counted over blocks of
+ * 512, the first one's index kept - for elements of 4, 2, 8 and 1 bytes. */
+static void counts_the_values_a_conversion_changed(void **state)
+{
+	enum { N = 1300 };
+	static float f[N];
+	static uint16_t h[N];
+	static int16_t s16[N], f16i[N];
+	static int8_t s8[N];
+	static int64_t i64[N];
+	static double d[N];
+	static uint8_t u8[N], b[N];
+	size_t first = 0;
+
+	(void)state;
+	for (size_t i = 0; i < N; i++) /* each kept exactly, but for those below */
+		f[i] = (float)((int)(i % 200) - 100) * 2;
+	for (size_t i = 0; i < N; i++) {
+		s16[i] = (int16_t)(i % 100);
+		i64[i] = (int64_t)i;
+		u8[i] = (uint8_t)(i % 2);
+	}
+	f[3] = -0.0f, f[700] = 0.1f, f[701] = 1e-3f, f[1299] = 3e38f;
+	memcpy(&f[7], &(uint32_t){0x7fc00001u}, sizeof *f); /* a payload bfloat16 drops */
+	ckpt_convert(CKPT_F32, f, CKPT_BF16, h, N);
+	assert_int_equal(ckpt_convert_changed(CKPT_F32, f, CKPT_BF16, h, N, &first), 3);
+	assert_int_equal(first, 700);
+	/* -0 as an integer comes back as +0: the same value */
+	ckpt_convert(CKPT_F32, f, CKPT_I16, f16i, N);
+	assert_int_equal(ckpt_convert_changed(CKPT_F32, f, CKPT_I16, f16i, N, &first), 4);
+	assert_int_equal(first, 7);
+	s16[600] = 300, s16[1000] = -129;
+	ckpt_convert(CKPT_I16, s16, CKPT_I8, s8, N);
+	assert_int_equal(ckpt_convert_changed(CKPT_I16, s16, CKPT_I8, s8, N, &first), 2);
+	assert_int_equal(first, 600);
+	i64[513] = ((int64_t)1 << 53) + 1, i64[514] = -(((int64_t)1 << 54) + 4); /* (exact) */
+	ckpt_convert(CKPT_I64, i64, CKPT_F64, d, N);
+	assert_int_equal(ckpt_convert_changed(CKPT_I64, i64, CKPT_F64, d, N, &first), 1);
+	assert_int_equal(first, 513);
+	u8[5] = 2, u8[1100] = 255;
+	ckpt_convert(CKPT_U8, u8, CKPT_BOOL, b, N);
+	assert_int_equal(ckpt_convert_changed(CKPT_U8, u8, CKPT_BOOL, b, N, &first), 2);
+	assert_int_equal(first, 5);
+	/* a type that holds the other: nothing to count */
+	assert_int_equal(ckpt_convert_changed(CKPT_BF16, h, CKPT_F32, f, N, &first), 0);
+}
+
 static void converts_rounding_once_and_counts_what_does_not_fit(void **state)
 {
 	int64_t big[] = {INT64_MAX, (int64_t)1 << 60 | (int64_t)1 << 36 | 1, -3, 16777217};
@@ -607,6 +655,7 @@ int main(void)
 		cmocka_unit_test(parses_long_and_short_names),
 		cmocka_unit_test(maps_hdf5_types_both_ways),
 		cmocka_unit_test(converts_rounding_once_and_counts_what_does_not_fit),
+		cmocka_unit_test(counts_the_values_a_conversion_changed),
 		cmocka_unit_test(swaps_byte_order_in_place),
 	};
 
