@@ -193,24 +193,25 @@ static inline double keep_t(int64_t glo, int64_t ghi, double t)
 }
 
 /* The formula at each element of a block within the exact span, into res
- * (exact sums, one rounding of the quotient).  Each sum adds its terms to
- * 0 in the models' order (the same bits however the loops run).
+ * (exact sums, one rounding of the quotient: the same bits whatever the
+ * order of the terms).
  *
- * For up to FUSED models, element by element in one loop: the election's
- * sum, the agreeing models' sums and the quotient, for nx models, a way
- * of electing (none, by sum, by count) and where the keeps come from (the
- * rows, or each model's magnitude window tested on the task vector as it
- * is computed) that are constants (the caller's switch: as variables, the
- * loop stays scalar; and inlined always, lest GCC make a clone of its own
- * with some of them variables again), so that the loops over the models
- * unroll, the sums stay in registers and the loop vectorises: a quarter
- * less time than a loop per model over the block's arrays (TIES, 3
- * models), which is what more models take. */
-
-static inline double vote(int count, double keep, double w, double sw, double t)
-{
-	return count ? keep * sw * sign_d(t) : keep * w * t;
-}
+ * For up to FUSED models, element by element in one loop, for nx models,
+ * a way of electing (none, by sum, by count) and where the keeps come
+ * from (the rows, or each model's magnitude window tested on the task
+ * vector as it is computed) that are constants (the caller's switch: as
+ * variables, the loop stays scalar; and inlined always, lest GCC make a
+ * clone of its own with some of them variables again), so that the loops
+ * over the models unroll, the sums stay in registers and the loop
+ * vectorises: a quarter less time than a loop per model over the block's
+ * arrays (TIES, 3 models), which is what more models take.
+ *
+ * An election needs no second loop over the models: a model agrees with
+ * the elected sign e exactly where its kept term p = keep w t has the
+ * sign e (sw sign(t) = e; p = 0, kept or not, never agrees).  So the terms
+ * above 0 and those below are summed apart, with their weights, and e
+ * picks one of the two - the sum of all is their sum, a count of votes
+ * the sum of the terms' signs. */
 
 static inline __attribute__((always_inline)) void
 formula_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, size_t m, int masked,
@@ -220,42 +221,48 @@ formula_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, size_
 	const double *keep[FUSED];
 	int64_t wlo[FUSED], whi[FUSED];
 	double beta = v->m->kind == CKPT_SLERP ? 0 : 1, dc = v->dc, a = v->a, lambda = v->lambda;
-	double w[FUSED], sw[FUSED], *restrict res = s->res;
+	double w[FUSED], *restrict res = s->res;
 	int normalised = elects && v->m->normalize;
 
 	for (size_t k = 0; k < nx; k++) {
 		x[k] = in[k + 1];
 		keep[k] = keep_row(s, k, masked);
 		w[k] = v->m->weights[k];
-		sw[k] = sign_d(w[k]);
 		wlo[k] = windowed ? glo[k] : 0;
 		whi[k] = windowed ? ghi[k] : 0;
 	}
 	for (size_t i = 0; i < m; i++) {
-		double bi = b[i], sh = 0, wh = 0, e = 0, d, dz;
+		double bi = b[i], sh = 0, wh = 0, neg = 0, wneg = 0, votes = 0, d, dz;
 
-#pragma GCC unroll 4
-		for (size_t k = 0; elects && k < nx; k++) {
-			double t = (double)x[k][i] - bi;
-
-			e = e + vote(count, windowed ? keep_t(wlo[k], whi[k], t) : keep[k][i], w[k],
-			             sw[k], t);
-		}
-		e = e >= 0 ? 1.0 : -1.0;
 #pragma GCC unroll 4
 		for (size_t k = 0; k < nx; k++) {
-			double t = (double)x[k][i] - beta * bi;
+			double t = (double)x[k][i] - (elects ? 1 : beta) * bi;
 			double kp = windowed ? keep_t(wlo[k], whi[k], t) : keep[k][i];
+			double q = kp * w[k], p = q * t;
 
-			kp = !elects || agrees(t, sw[k], e) ? kp : 0.0;
-
-			sh = sh + kp * w[k] * t;
-			wh = wh + kp * w[k];
+			if (!elects) {
+				sh = sh + p;
+				continue;
+			}
+			sh = sh + (p > 0 ? p : 0.0);
+			wh = wh + (p > 0 ? q : 0.0);
+			neg = neg + (p < 0 ? p : 0.0);
+			wneg = wneg + (p < 0 ? q : 0.0);
+			votes = votes + (count ? sign_d(p) : 0.0);
+		}
+		if (elects && (count ? votes : sh + neg) < 0) {
+			sh = neg;
+			wh = wneg;
 		}
 		d = normalised ? dc * wh : dc;
 		dz = d == 0 ? 1 : d;
 		res[i] = (a * dz * bi + lambda * sh) / dz + 0.0; /* (+0, not -0) */
 	}
+}
+
+static inline double vote(int count, double keep, double w, double sw, double t)
+{
+	return count ? keep * sw * sign_d(t) : keep * w * t;
 }
 
 /* The same a model at a time (any number of them): the sums in the
