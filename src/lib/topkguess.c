@@ -43,12 +43,12 @@ static inline int put(struct boundary *b, int lane, size_t *c, size_t *end, stru
 
 /* A model's nw (1 or 2) gathering boundaries at once, from a run of keys
  * or of float32 values keyed as they are tested: each key tested against
- * every window (bit w of a byte per key: in window w) and counted above
- * them, in a loop that vectorises; the few groups of 8 with one in a
- * window gathered, a window's keys among them found as the bits of a mask
- * (not tested one by one: the branches missed cost more than the rest of
- * the gathering). */
-enum { RUN = 512 };
+ * every window and counted above them, the tests of 64 keys a window
+ * gathered into the bits of a word, in a loop that vectorises; then the
+ * few keys in a window found as the set bits of the words (not tested one
+ * by one: the branches missed cost more than the rest of the gathering;
+ * not as a byte per key: packing bytes took more than the tests). */
+enum { RUN = 512, WORDS = RUN / 64 };
 
 struct window {
 	uint64_t lo, span;
@@ -67,32 +67,46 @@ static inline uint64_t key_at(const uint64_t *keys, const float *b, const float 
 	return keyed ? keys[i] : ckpt_magnitude_key_f32(x[i], b[i]);
 }
 
-static inline void test_windows(const uint64_t *restrict keys, const float *restrict b,
-                                const float *restrict x, size_t m, const struct window *w,
-                                int nw, int keyed, uint64_t *above,
-                                unsigned char *restrict in)
+/* Up to 64 keys from i: bit j of in[w] where key i + j is in window w. */
+static inline void test_word(const uint64_t *restrict keys, const float *restrict b,
+                             const float *restrict x, size_t i, size_t m,
+                             const struct window *w, int nw, int keyed, uint64_t *above,
+                             uint64_t *in)
 {
-	uint64_t a0 = 0, a1 = 0;
+	uint64_t a0 = 0, a1 = 0, in0 = 0, in1 = 0;
 
-	for (size_t i = 0; i < m; i++) {
-		uint64_t key = key_at(keys, b, x, i, keyed);
-		unsigned char bits = key - w[0].lo <= w[0].span;
+	for (size_t j = 0; j < m; j++) {
+		uint64_t key = key_at(keys, b, x, i + j, keyed);
 
+		in0 |= (uint64_t)(key - w[0].lo <= w[0].span) << j;
 		a0 += (int64_t)key > w[0].top ? 1u : 0u;
 		if (nw > 1) {
+			in1 |= (uint64_t)(key - w[1].lo <= w[1].span) << j;
 			a1 += (int64_t)key > w[1].top ? 1u : 0u;
-			bits |= (unsigned char)((key - w[1].lo <= w[1].span) << 1);
 		}
-		in[i] = bits;
 	}
+	in[0] = in0;
+	in[WORDS] = in1;
 	above[0] += a0;
 	above[1] += a1;
+}
+
+static inline void test_windows(const uint64_t *restrict keys, const float *restrict b,
+                                const float *restrict x, size_t m, const struct window *w,
+                                int nw, int keyed, uint64_t *above, uint64_t *in)
+{
+	size_t i = 0;
+
+	for (; i + 64 <= m; i += 64)
+		test_word(keys, b, x, i, 64, w, nw, keyed, above, in + i / 64);
+	if (i < m)
+		test_word(keys, b, x, i, m - i, w, nw, keyed, above, in + i / 64);
 }
 
 /* (each case its own loop: the count of windows and the source constant) */
 CKPT_WIDE_VECTORS
 static void test_run(const struct source *src, size_t off, size_t m, const struct window *w,
-                     int nw, uint64_t *above, unsigned char *restrict in)
+                     int nw, uint64_t *above, uint64_t *in)
 {
 	const uint64_t *k = src->keys ? src->keys + off : NULL;
 	const float *b = src->keys ? NULL : src->b + off, *x = src->keys ? NULL : src->x + off;
@@ -119,8 +133,7 @@ static void gather(struct boundary **bd, int nw, int lane, const struct source *
 {
 	struct window w[2];
 	struct gathering g[2];
-	uint64_t above[2] = {0, 0};
-	unsigned char in[RUN + 8] = {0};
+	uint64_t above[2] = {0, 0}, in[2 * WORDS];
 	int live = nw;
 
 	for (int k = 0; k < nw; k++) {
@@ -133,21 +146,13 @@ static void gather(struct boundary **bd, int nw, int lane, const struct source *
 		size_t m = n - off < RUN ? n - off : RUN;
 
 		test_run(src, off, m, w, nw, above, in);
-		memset(in + m, 0, 8);
-		for (size_t i = 0; i < m; i += 8) {
-			uint64_t group;
+		for (int k = 0; k < nw; k++) {
+			struct gathering *gk = &g[k];
 
-			memcpy(&group, in + i, sizeof group);
-			if (!group)
-				continue;
-			for (int k = 0; k < nw; k++) {
-				struct gathering *gk = &g[k];
-				/* (bit j: whether key i + j is in window k) */
-				unsigned bits = (unsigned)(((group >> k & UINT64_C(0x0101010101010101)) *
-				                            UINT64_C(0x0102040810204080)) >> 56);
-
-				for (; bits && !gk->full; bits &= bits - 1) {
-					size_t j = off + i + (size_t)__builtin_ctz(bits);
+			for (size_t i = 0; i < (m + 63) / 64; i++)
+				for (uint64_t bits = in[k * WORDS + i]; bits && !gk->full;
+				     bits &= bits - 1) {
+					size_t j = off + 64 * i + (size_t)__builtin_ctzll(bits);
 
 					if (put(gk->bd, lane, &gk->c, &gk->end,
 					        (struct candidate){key_at(src->keys, src->b, src->x, j,
@@ -157,7 +162,6 @@ static void gather(struct boundary **bd, int nw, int lane, const struct source *
 						live--;
 					}
 				}
-			}
 		}
 	}
 	for (int k = 0; k < nw; k++) {
