@@ -10,10 +10,13 @@
 
 /* Slab bytes per input: slabs read by copying stay in cache (the copy out
  * of the page cache is what costs); slabs read in place are not copied.
- * 1 MiB, measured (4 x 1 GiB float32, alternating runs): the linear
- * average of three 1.08 s at 2 MiB, 0.89 s here; the writes of the
- * output, at the slab's size, cost less too. */
-#define AVG_SLAB_BYTES (1u << 20)
+ * 512 KiB, measured (4 x 1 GiB float32, 5 alternating runs, medians; an
+ * AMD EPYC with 512 KiB of L2 per core): the linear average of three
+ * 1.46 s wall (2.37 s CPU) at 1 MiB, 1.13 s (1.91 s) here, 1.29 s at
+ * 256 KiB against 1.45 s; TIES 3.26 s at 1 MiB, 3.00 s here; earlier, on
+ * another machine, 1.08 s at 2 MiB against 0.89 s at 1 MiB.  The writes
+ * of the output, at the slab's size, cost less too. */
+#define AVG_SLAB_BYTES (1u << 19)
 
 /* Under MPI variables are done in batches: opened together (collectively),
  * computed by the ranks independently, closed together.  Alone, one at a

@@ -99,8 +99,8 @@ for c in "task-arithmetic:1.3" "dare-linear --density 0.5:1.3" "dare-ties --dens
 	fi
 	awk -v n="$name" -v l="$l" -v a="$a" -v m="$m" -v g="$goal" -v mem="$mem" -v np="$np" \
 	    -v cpu="$cpu" 'BEGIN {
-		printf "%-18s %7.2fs %7.2fs %6.2fx %4.1fx %7.2fx %8.2fs %6.0f MiB %8ss", n, l, m, m / l, g,
-		       m / a, cpu, mem / 1024, np
+		printf "%-18s %7.2fs %7.2fs %6.2fx %4.1fx %7.2fx %8.2fs %6.0f MiB %9s", n, l, m, m / l, g,
+		       m / a, cpu, mem / 1024, np (np != "-" ? "s" : "")
 		if (np != "-") printf " %6.1fx faster", np / m
 		printf "%s\n", (m / l > g ? "  (over)" : "") }'
 	rm -f "$W/m.rss" "$W/m.cpu"
