@@ -69,7 +69,7 @@ else:
             for name in ['u', 'v', 'w']:
                 f.create_dataset(name, data=(rng.integers(-8, 9, (512, 1024)) / 4).astype('f4'),
                                  chunks=(64, 1024), compression='gzip', compression_opts=1)
-    # contiguous variables of 2 and 4 slabs (1 MiB each): under 3 ranks
+    # contiguous variables of 4 and 8 slabs (512 KiB each): under 3 ranks
     # rank 0 computes 'a' alone, ranks 1 and 2 share 'b' (their windows
     # found by one of them for both)
     for i in range(3):
@@ -78,7 +78,7 @@ else:
             f.create_dataset('a', data=rng.standard_normal((512, 1024)).astype('f4'))
             f.create_dataset('b', data=rng.standard_normal((1024, 1024)).astype('f4'))
     # SLERP's x0.x1 exactly halfway between two doubles, 299999 + 2^-35:
-    # no bound decides it, the second pass sums exactly (two slabs of 1 MiB,
+    # no bound decides it, the second pass sums exactly (three slabs of 512 KiB,
     # gzip: written collectively, each rank measuring its share)
     n = 300000
     x0, x1 = np.ones(n, 'f4'), np.ones(n, 'f4')
