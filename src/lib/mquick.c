@@ -236,6 +236,7 @@ formula_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, size_
 
 #pragma GCC unroll 4
 		for (size_t k = 0; k < nx; k++) {
+			/* (beta is 1 where electing: so a constant, no product) */
 			double t = (double)x[k][i] - (elects ? 1 : beta) * bi;
 			double kp = windowed ? keep_t(wlo[k], whi[k], t) : keep[k][i];
 			double q = kp * w[k], p = q * t;
