@@ -389,6 +389,123 @@ void ckpt_topk_select_rank(struct candidate *c, size_t n, size_t k)
 			swap(&c[j], &c[j - 1]);
 }
 
+/* The values' range of c[0..n) (by_index: the indices' order) in at most
+ * 256 parts: the least value, the shift that maps a value to its part,
+ * each part's count; 0 where the values are all one. */
+static int parts(const struct candidate *c, size_t n, int by_index, uint64_t *min,
+                 unsigned *shift, size_t count[256])
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = rank_value(&c[i], by_index);
+
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	if (lo == hi)
+		return 0;
+	for (*shift = 0; (hi - lo) >> *shift > 255; (*shift)++)
+		;
+	memset(count, 0, 256 * sizeof *count);
+	for (size_t i = 0; i < n; i++)
+		count[(rank_value(&c[i], by_index) - lo) >> *shift]++;
+	*min = lo;
+	return 1;
+}
+
+/* The part that holds rank k, the values' largest first; *above: how
+ * many rank before that part. */
+static unsigned part_of(const size_t count[256], size_t k, size_t *above)
+{
+	unsigned part = 255;
+
+	for (*above = 0; *above + count[part] <= k; part--)
+		*above += count[part];
+	return part;
+}
+
+/* The one ckpt_topk_select_rank() puts k-th, c[0..n) left in any order
+ * (a boundary's candidates, freed next): as there, the values' range in
+ * 256 parts, but the part of rank k alone moved to the front, those
+ * above it counted - a pass that writes next to nothing where a level of
+ * the select's partitions writes every candidate twice - until few are
+ * left, then selected among them. */
+struct candidate ckpt_topk_kth(struct candidate *c, size_t n, size_t k)
+{
+	int by_index = 0;
+
+	while (n > 4096) {
+		uint64_t min;
+		size_t count[256], above, j = 0;
+		unsigned part, shift;
+
+		if (!parts(c, n, by_index, &min, &shift, count)) {
+			by_index = 1; /* (equal keys: by index; indices differ) */
+			continue;
+		}
+		part = part_of(count, k, &above);
+		for (size_t i = 0; i < n; i++) { /* (j <= i: nothing unread is written) */
+			struct candidate x = c[i];
+
+			c[j] = x;
+			j += ((rank_value(&x, by_index) - min) >> shift) == part;
+		}
+		n = j;
+		k -= above;
+	}
+	ckpt_topk_select_rank(c, n, k);
+	return c[k];
+}
+
+int ckpt_topk_ranks(const struct candidate *c, size_t n, const size_t *r, size_t nr,
+                    struct candidate *out)
+{
+	size_t count[256], at[256], above[CKPT_TOPK_RANKS], total = 0;
+	unsigned part[CKPT_TOPK_RANKS], shift;
+	unsigned char chosen[256] = {0};
+	uint64_t min = 0;
+	struct candidate *room;
+	int split = parts(c, n, 0, &min, &shift, count);
+
+	if (!split) { /* (one key: the order is the indices', all of them) */
+		min = n ? c[0].key : 0;
+		shift = 0;
+		memset(count, 0, sizeof count);
+		count[0] = n;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		part[i] = split ? part_of(count, r[i], &above[i]) : 0;
+		above[i] = split ? above[i] : 0;
+		chosen[part[i]] = 1;
+	}
+	for (unsigned p = 0; p < 256; p++)
+		if (chosen[p]) {
+			at[p] = total;
+			total += count[p];
+		}
+	if (!(room = malloc((total ? total : 1) * sizeof *room)))
+		return -1;
+	for (unsigned p = 0; p < 256; p++)
+		count[p] = chosen[p] ? at[p] : 0; /* (now where the next goes) */
+	for (size_t i = 0; i < n; i++) {
+		unsigned p = (unsigned)((c[i].key - min) >> shift);
+
+		if (chosen[p])
+			room[count[p]++] = c[i];
+	}
+	/* (select, not kth: two ranks may be of one part) */
+	for (size_t i = 0; i < nr; i++) {
+		struct candidate *in = room + at[part[i]];
+		size_t k = r[i] - above[i];
+
+		ckpt_topk_select_rank(in, count[part[i]] - at[part[i]], k);
+		out[i] = in[k];
+	}
+	free(room);
+	return 0;
+}
+
 /* A digit found (known, prefix, rem: count keys have it): the next pass
  * collects them where the room holds them (each lane may meet all), else
  * histograms the next digit, or at 64 bits (equal keys) looks for the
@@ -446,6 +563,7 @@ static int end_one(struct boundary *b, size_t cap)
 {
 	int w, rc;
 	uint64_t count = 0, d;
+	struct candidate c;
 
 	if ((b->phase == HISTOGRAM || b->phase == COLLECT) && merge_lanes(b) < 0)
 		return -1;
@@ -477,8 +595,8 @@ static int end_one(struct boundary *b, size_t cap)
 			return -1;
 		break;
 	case COLLECT:
-		ckpt_topk_select_rank(b->cand[0], b->ncand[0], b->rem);
-		b->cut = (ckpt_rank_cut){b->cand[0][b->rem].key, b->cand[0][b->rem].index, 0};
+		c = ckpt_topk_kth(b->cand[0], b->ncand[0], b->rem);
+		b->cut = (ckpt_rank_cut){c.key, c.index, 0};
 		ckpt_topk_free_lanes(b);
 		b->phase = DONE;
 		break;

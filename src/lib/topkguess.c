@@ -210,6 +210,7 @@ void ckpt_topk_guessed(struct boundary *b)
 	uint64_t above = 0;
 	size_t n = 0;
 	int over = 0;
+	struct candidate c;
 
 	b->guessing = 0;
 	for (int l = 0; l < LANES; l++) {
@@ -231,9 +232,8 @@ void ckpt_topk_guessed(struct boundary *b)
 		}
 		return;
 	}
-	ckpt_topk_select_rank(b->cand[0], n, b->rank - above);
-	b->cut = (ckpt_rank_cut){b->cand[0][b->rank - above].key,
-	                         b->cand[0][b->rank - above].index, 0};
+	c = ckpt_topk_kth(b->cand[0], n, b->rank - above);
+	b->cut = (ckpt_rank_cut){c.key, c.index, 0};
 	ckpt_topk_free_lanes(b);
 	b->phase = DONE;
 }
@@ -284,26 +284,6 @@ void ckpt_topk_sample(ckpt_topk *t, size_t k, const uint64_t *keys, size_t n)
 	t->nsample[k] = have + n;
 }
 
-/* A window of keys around where the sample s puts rank `rank` of n: as
- * wide as half the candidates' room allows, the sample's ranks p - h ..
- * p + h.  (Only for large variables: a smaller one's passes cost less
- * than the sample's selection.)  Where that is within 3 standard
- * deviations of the sample's rank (sqrt(q (1 - q) ns), q = p / ns) a
- * miss is likely: the pass feeds the histograms too, so that a miss costs
- * no pass. */
-/* The key of the sample's rank r into *key (none beyond the sample: *key
- * unchanged); returns how many rank before it.  The sample's first lim
- * rank before the rest (selected so for a higher rank): a rank among them
- * is selected among them alone. */
-static size_t sample_key(struct candidate *s, size_t ns, size_t lim, double r, uint64_t *key)
-{
-	if (r < 0 || r >= (double)ns)
-		return lim;
-	ckpt_topk_select_rank(s, (size_t)r < lim ? lim : ns, (size_t)r);
-	*key = s[(size_t)r].key;
-	return (size_t)r;
-}
-
 /* How many of the sample's keys are lo, and (another key) hi. */
 static void sample_edges(const struct candidate *s, size_t ns, uint64_t lo, uint64_t hi,
                          size_t *nlo, size_t *nhi)
@@ -315,28 +295,38 @@ static void sample_edges(const struct candidate *s, size_t ns, uint64_t lo, uint
 	}
 }
 
-/* (returns lim: those of the sample ranked before the ranks it selected) */
-static size_t guess_one(struct boundary *b, struct candidate *s, size_t ns, size_t lim,
-                        uint64_t n, size_t cap)
+/* A window of keys around where the sample s puts rank `rank` of n: as
+ * wide as half the candidates' room allows, the sample's ranks p - h ..
+ * p + h.  (Only for large variables: a smaller one's passes cost less
+ * than the sample's selection.)  Where that is within 3 standard
+ * deviations of the sample's rank (sqrt(q (1 - q) ns), q = p / ns) a
+ * miss is likely: the pass feeds the histograms too, so that a miss costs
+ * no pass.  Here: the sample's ranks of the window's edges, its least
+ * key's then its largest's (outside the sample: that edge open), or 0
+ * where b takes no guess. */
+static int window_ranks(struct boundary *b, size_t ns, uint64_t n, size_t cap, double r[2])
 {
 	double p = (double)b->rem * (double)ns / (double)n, h = (double)cap * ns / 4.0 / (double)n;
 	double q = p / (double)(ns ? ns : 1), sd = sqrt(q * (1 - q) * (double)ns);
-	size_t lo, hi;
 
 	if (b->phase != HISTOGRAM || b->known != 1 || ns == 0 || h < 16 || n < 2 * (uint64_t)cap)
-		return lim;
+		return 0;
 	b->hist_too = h < sd * 3;
 	b->rank = b->rem;
 	b->ghi = UINT64_MAX;
 	b->glo = 0;
-	/* (each lower rank then among those ranked before the one above it) */
-	if (b->hist_too) { /* (gathered as widely: narrowed as the pass goes) */
-		lim = sample_key(s, ns, lim, p + 6 * sd + 1, &b->glo);
-		lim = sample_key(s, ns, lim, p - 6 * sd, &b->ghi);
-	} else {
-		lim = sample_key(s, ns, lim, p + h + 1, &b->glo);
-		lim = sample_key(s, ns, lim, p - h, &b->ghi);
-	}
+	/* (gathered as widely where a miss is likely: narrowed as the pass goes) */
+	r[0] = b->hist_too ? p + 6 * sd + 1 : p + h + 1;
+	r[1] = b->hist_too ? p - 6 * sd : p - h;
+	return 1;
+}
+
+/* The rest of b's guess, its window's edges set. */
+static void guess_one(struct boundary *b, const struct candidate *s, size_t ns, uint64_t n,
+                      size_t cap)
+{
+	size_t lo, hi;
+
 	/* (a run of equal keys at an edge of the window - the boundary among
 	 * them, zeros say, or one value of a coarse type - may hold more than
 	 * the room: the histograms fed beside then find the key, and how many
@@ -347,7 +337,6 @@ static size_t guess_one(struct boundary *b, struct candidate *s, size_t ns, size
 	b->hist_too |= b->ends;
 	b->room = cap / 2;
 	b->guessing = 1;
-	return lim;
 }
 
 /* Room for a guess's keys: one array, the lanes' chunks in it, none
@@ -485,9 +474,31 @@ static void guess_task(ckpt_topk *t, size_t k)
 	struct candidate *s = t->sample + k * t->per_model;
 	size_t ns = t->nsample[k];
 
-	/* (the higher rank first: the lower one's then among fewer) */
-	guess_one(&t->b[2 * k], s, ns, guess_one(&t->b[2 * k + 1], s, ns, ns, t->n, t->cap),
-	          t->n, t->cap);
+	struct boundary *b = &t->b[2 * k];
+	double r[2][2];
+	size_t want[CKPT_TOPK_RANKS], nw = 0, i = 0;
+	struct candidate got[CKPT_TOPK_RANKS];
+	int on[2];
+
+	/* (the model's two boundaries' edges from one count of the sample) */
+	for (int j = 0; j < 2; j++) {
+		on[j] = window_ranks(&b[j], ns, t->n, t->cap, r[j]);
+		for (int e = 0; on[j] && e < 2; e++)
+			if (r[j][e] >= 0 && r[j][e] < (double)ns)
+				want[nw++] = (size_t)r[j][e];
+	}
+	if (ckpt_topk_ranks(s, ns, want, nw, got) < 0)
+		for (size_t w = 0; w < nw; w++) { /* (no room: the sample reordered) */
+			ckpt_topk_select_rank(s, ns, want[w]);
+			got[w] = s[want[w]];
+		}
+	for (int j = 0; j < 2; j++) {
+		for (int e = 0; on[j] && e < 2; e++)
+			if (r[j][e] >= 0 && r[j][e] < (double)ns)
+				*(e ? &b[j].ghi : &b[j].glo) = got[i++].key;
+		if (on[j])
+			guess_one(&b[j], s, ns, t->n, t->cap);
+	}
 }
 
 void ckpt_topk_guess(ckpt_topk *t)

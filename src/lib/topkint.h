@@ -92,6 +92,13 @@ struct ckpt_topk {
 void ckpt_topk_free_lanes(struct boundary *b);
 /* Reorder c[0..n) so that c[k] is the k-th by rank. */
 void ckpt_topk_select_rank(struct candidate *c, size_t n, size_t k);
+/* The k-th by rank of c[0..n), which it leaves in any order. */
+struct candidate ckpt_topk_kth(struct candidate *c, size_t n, size_t k);
+/* The ones ranked r[0..nr) (each below n, nr at most CKPT_TOPK_RANKS) of
+ * c[0..n), which it leaves as they are, into out (-1: out of memory). */
+enum { CKPT_TOPK_RANKS = 4 };
+int ckpt_topk_ranks(const struct candidate *c, size_t n, const size_t *r, size_t nr,
+                    struct candidate *out);
 /* After a digit is known: the boundary's next phase (-1: out of memory). */
 int ckpt_topk_next_phase(struct boundary *b, uint64_t count, size_t cap);
 /* Tasks 0..n-1 by fn, on this thread and (two) one more. */

@@ -690,8 +690,10 @@ static void selects_from_floats_as_from_their_keys(void **state)
 
 /* The selection between passes: c[k] the k-th by key (larger first), by
  * index among equal keys (lower first), and those before it all ranked
- * before it (the sample's guesses select within them) - for keys spread
- * widely, keys mostly equal, and a few. */
+ * before it (the windows narrowed select within them); the k-th alone
+ * (the boundaries' candidates), and several ranks with c left as it was
+ * (the sample's guesses) - for keys spread widely, keys mostly equal,
+ * and a few. */
 static void selects_a_rank_and_those_before_it(void **state)
 {
 	enum { N = 20000 };
@@ -720,6 +722,22 @@ static void selects_a_rank_and_those_before_it(void **state)
 			for (size_t i = 0; i < k; i++)
 				assert_true(c[i].key > c[k].key ||
 				            (c[i].key == c[k].key && c[i].index < c[k].index));
+			for (size_t i = 0; i < n; i++)
+				c[i] = (struct candidate){keys[(i * 7919) % n], (i * 7919) % n};
+			assert_true(ckpt_topk_kth(c, n, k).index == order[k]);
+		}
+		for (size_t k = 0; k + 3 < n; k += kind == 2 ? 1 : 1231) {
+			/* (ranks of one part, two equal, the last: c as it was) */
+			size_t r[CKPT_TOPK_RANKS] = {k + 3, k, k, n - 1};
+			struct candidate got[CKPT_TOPK_RANKS];
+
+			for (size_t i = 0; i < n; i++)
+				c[i] = (struct candidate){keys[(i * 7919) % n], (i * 7919) % n};
+			assert_int_equal(ckpt_topk_ranks(c, n, r, CKPT_TOPK_RANKS, got), 0);
+			for (int i = 0; i < CKPT_TOPK_RANKS; i++)
+				assert_true(got[i].index == order[r[i]] && got[i].key == keys[order[r[i]]]);
+			for (size_t i = 0; i < n; i++)
+				assert_true(c[i].index == (i * 7919) % n);
 		}
 	}
 	free(c);
