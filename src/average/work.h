@@ -23,8 +23,8 @@ struct pieces {
 	void *ctx[2];
 	size_t n, piece;
 	atomic_size_t next;  /* first value no thread has taken yet */
-	pthread_t thread;
-	int threaded;        /* a worker thread runs on them */
+	int threaded;        /* the worker thread runs on them */
+	atomic_int busy;     /* (the worker's: not yet done with them) */
 	struct reading *then; /* what the worker reads once no piece is left */
 };
 
@@ -57,9 +57,10 @@ int reading_done(struct reading *rd);
 /* The three for this thread alone. */
 int reading_all(struct reading *rd, int more);
 
-/* Hand the n values to a worker thread: none where they are one piece or
- * less (its start would cost more than the piece: thousands of small
- * variables would pay it) or no thread starts.  Once no piece is left the
+/* Hand the n values to the worker thread (one for the whole run, started
+ * the first time): not where they are one piece or less (its wakeup would
+ * cost more than the piece: thousands of small variables would pay it)
+ * or no thread starts.  Once no piece is left the
  * worker helps read rd's next slabs (rd may be NULL). */
 void pieces_start(struct pieces *p, size_t n, struct reading *rd);
 /* Take what is left here - but, where help is 0 and a worker runs, leave

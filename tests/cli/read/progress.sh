@@ -10,7 +10,7 @@ tr '\r' '\n' <prog.err | grep -q '^ckpt-read: reading 100%' || fail "no progress
 ckpt-diff --progress big.h5 big.h5 >/dev/null 2>d.err || fail "ckpt-diff"
 tr '\r' '\n' <d.err | grep -q '^ckpt-diff: comparing 100%' || fail "no ckpt-diff progress"
 ckpt-average --progress -o avg.h5 big.h5 big.h5 2>a.err || fail "ckpt-average"
-tr '\r' '\n' <a.err | grep -q '^ckpt-average: averaging 100%' || fail "no ckpt-average progress"
+tr '\r' '\n' <a.err | grep -q '^ckpt-average: averaging 100%' || fail "no ckpt-average progress: $(cat -v a.err)"
 ckpt-read -q --progress --stats big.h5 >/dev/null 2>q.err
 [ ! -s q.err ] || fail "-q did not silence progress"
 rm -f big.h5 avg.h5
