@@ -242,8 +242,10 @@ void work_slabs(struct work w[2], struct slab_run *run)
 			left--;
 			ckpt_slab_region(&run->s[0], &w[k].region);
 			w[k].start = run->s[0].start;
-			work_start(&w[k], run->s[0].count, &rd);
+			/* (before the worker starts: once it has taken its pieces it
+			 * reads the next slabs into s) */
 			progress_add(run->s[0].count * run->vsize * run->n);
+			work_start(&w[k], run->s[0].count, &rd);
 		}
 		if (w[k ^ 1].pending) {
 			if (ckpt_outvar_write(run->ov, &w[k ^ 1].region, w[k ^ 1].out) < 0)
