@@ -7,17 +7,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int new_histograms(struct boundary *b)
+/* A histogram pass's state (its histograms made as the lanes count). */
+static void new_histograms(struct boundary *b)
 {
 	b->ends = 1;
 	b->run = UINT64_MAX;
 	b->feeds_lost = 0;
 	for (int l = 0; l < LANES; l++) {
 		b->e[l] = (struct group_ends){.least = UINT64_MAX};
-		if (!(b->hist[l] = calloc((size_t)1 << DIGIT, sizeof *b->hist[l])))
-			return -1;
+		b->nomem[l] = 0;
 	}
-	return 0;
+}
+
+/* Lane l's histogram, made zero where there is none yet (NULL: no
+ * memory). */
+static uint64_t *histogram(struct boundary *b, int l)
+{
+	if (!b->hist[l] && !(b->hist[l] = calloc((size_t)1 << DIGIT, sizeof *b->hist[l])))
+		b->nomem[l] = 1;
+	return b->hist[l];
 }
 
 void ckpt_topk_free_lanes(struct boundary *b)
@@ -47,7 +55,7 @@ static int start(struct boundary *b, uint64_t n, uint64_t rank)
 		b->known = 1; /* bit 63 of a magnitude is 0 */
 		b->counted = n;
 		b->rem = b->rank = rank;
-		return new_histograms(b);
+		new_histograms(b);
 	}
 	return 0;
 }
@@ -133,11 +141,11 @@ static int hi_counts(const struct boundary *lo, const struct boundary *hi)
 static void count_digit(struct boundary *b, int lane, const uint64_t *keys, uint64_t start,
                         size_t n, uint64_t top, int w)
 {
-	uint64_t *hist = b->hist[lane], mask = (UINT64_C(1) << w) - 1;
+	uint64_t *hist = histogram(b, lane), mask = (UINT64_C(1) << w) - 1, prefix = b->prefix;
 	int shift = 64 - b->known - w;
 
-	for (size_t i = 0; i < n; i++)
-		if ((keys[i] & top) == b->prefix)
+	for (size_t i = 0; hist && i < n; i++)
+		if ((keys[i] & top) == prefix)
 			hist[keys[i] >> shift & mask]++;
 	if (b->ends)
 		ckpt_topk_count_ends(b, lane, keys, start, n, top);
@@ -288,8 +296,15 @@ static int merge_lanes(struct boundary *b)
 {
 	size_t n = b->ncand[0];
 
+	for (int l = 0; l < LANES; l++)
+		if (b->nomem[l])
+			return -1;
+	/* (a lane that counted none has no histogram: the other's, or zeros
+	 * where the pass counted one) */
+	if (b->phase == HISTOGRAM && (!b->guessing || b->hist_too) && !histogram(b, 0))
+		return -1;
 	for (int l = 1; l < LANES; l++) {
-		for (size_t d = 0; b->hist[0] && d < (size_t)1 << DIGIT; d++)
+		for (size_t d = 0; b->hist[0] && b->hist[l] && d < (size_t)1 << DIGIT; d++)
 			b->hist[0][d] += b->hist[l][d];
 		ckpt_topk_merge_ends(&b->e[0], &b->e[l]);
 		if (b->guessing || !b->ncand[l]) /* (a guess's are in one room) */
@@ -519,8 +534,7 @@ int ckpt_topk_next_phase(struct boundary *b, uint64_t count, size_t cap)
 		return 0;
 	}
 	if (count > cap) {
-		if (new_histograms(b) < 0)
-			return -1;
+		new_histograms(b);
 		ckpt_topk_guess_within(b, count, cap);
 		return 0;
 	}
@@ -546,7 +560,7 @@ static int as_counted(const struct boundary *b)
 			return 0;
 	switch (b->phase) {
 	case HISTOGRAM:
-		for (size_t d = 0; d < (size_t)1 << width(b); d++)
+		for (size_t d = 0; b->hist[0] && d < (size_t)1 << width(b); d++)
 			total += b->hist[0][d];
 		return total == b->counted;
 	case COLLECT:
@@ -658,7 +672,9 @@ int ckpt_topk_end_pass(ckpt_topk *t)
 		struct boundary *lo = &t->b[2 * k], *hi = &t->b[2 * k + 1];
 
 		for (int l = 0; same_histogram(lo, hi) && l < LANES; l++) {
-			memcpy(hi->hist[l], lo->hist[l], ((size_t)1 << DIGIT) * sizeof *hi->hist[l]);
+			if (lo->hist[l] && histogram(hi, l))
+				memcpy(hi->hist[l], lo->hist[l],
+				       ((size_t)1 << DIGIT) * sizeof *hi->hist[l]);
 			ckpt_topk_share_ends(hi, lo, l);
 		}
 	}

@@ -38,7 +38,10 @@ struct boundary {
 	enum phase phase;
 	int known;
 	uint64_t prefix, rem, seen;
-	uint64_t *hist[LANES];
+	uint64_t *hist[LANES];  /* (made as a lane first counts one: most
+	                         * boundaries - a guess's, a small variable's -
+	                         * never do, and 512 KiB zeroed each cost) */
+	int nomem[LANES];       /* a lane's histogram could not be made */
 	struct candidate *cand[LANES];
 	size_t ncand[LANES];
 	ckpt_rank_cut cut;
