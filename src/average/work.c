@@ -95,8 +95,8 @@ static void *worker(void *arg)
 }
 
 /* The worker, and how long a wait spins: 100 us where each rank's two
- * threads have a CPU of their own, else not at all (the spin would take
- * the CPU that the thread waited for waits for). */
+ * threads have a CPU of their own, else not at all (a spinning thread
+ * would hold a CPU the thread it waits for may need). */
 static void crew_start(void)
 {
 	const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); /* (ranks on this node) */

@@ -60,8 +60,8 @@ int reading_all(struct reading *rd, int more);
 /* Hand the n values to the worker thread (one for the whole run, started
  * the first time): not where they are one piece or less (its wakeup would
  * cost more than the piece: thousands of small variables would pay it)
- * or no thread starts.  Once no piece is left the
- * worker helps read rd's next slabs (rd may be NULL). */
+ * or no thread starts.  Once no piece is left the worker helps read rd's
+ * next slabs (rd may be NULL). */
 void pieces_start(struct pieces *p, size_t n, struct reading *rd);
 /* Take what is left here - but, where help is 0 and a worker runs, leave
  * them all to it, taken in order - and wait for the worker. */

@@ -456,7 +456,9 @@ struct candidate ckpt_topk_kth(struct candidate *c, size_t n, size_t k)
 		unsigned part, shift;
 
 		if (!parts(c, n, by_index, &min, &shift, count)) {
-			by_index = 1; /* (equal keys: by index; indices differ) */
+			if (by_index)
+				break; /* (not met: indices differ) */
+			by_index = 1; /* (equal keys: by index) */
 			continue;
 		}
 		part = part_of(count, k, &above);

@@ -473,7 +473,6 @@ static void guess_task(ckpt_topk *t, size_t k)
 {
 	struct candidate *s = t->sample + k * t->per_model;
 	size_t ns = t->nsample[k];
-
 	struct boundary *b = &t->b[2 * k];
 	double r[2][2];
 	size_t want[CKPT_TOPK_RANKS], nw = 0, i = 0;
