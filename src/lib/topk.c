@@ -299,8 +299,12 @@ static int merge_lanes(struct boundary *b)
 	for (int l = 0; l < LANES; l++)
 		if (b->nomem[l])
 			return -1;
-	/* (a lane that counted none has no histogram: the other's, or zeros
-	 * where the pass counted one) */
+	/* (a lane that counted none has no histogram: lane 0 takes another's,
+	 * or zeros where the pass counted one) */
+	for (int l = 1; !b->hist[0] && l < LANES; l++) {
+		b->hist[0] = b->hist[l];
+		b->hist[l] = NULL;
+	}
 	if (b->phase == HISTOGRAM && (!b->guessing || b->hist_too) && !histogram(b, 0))
 		return -1;
 	for (int l = 1; l < LANES; l++) {
@@ -363,47 +367,6 @@ static size_t parts_first(struct candidate *c, size_t lo, size_t hi, int by_inde
 	return a;
 }
 
-/* Reorder c[0..n) so that c[k] is the one by_rank() puts k-th and those
- * before it rank before it: a radix select - the values' range in 256
- * parts, those above the part of rank k put first, those below it last
- * (two partitions), then the same within that part (by index once its
- * keys are equal); a few elements sorted. */
-void ckpt_topk_select_rank(struct candidate *c, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n, count[256];
-	int by_index = 0;
-
-	while (hi - lo > 16) {
-		uint64_t min = UINT64_MAX, max = 0;
-		size_t i, z, above = 0;
-		unsigned part = 0, shift = 0;
-
-		for (i = lo; i < hi; i++) {
-			uint64_t v = rank_value(&c[i], by_index);
-
-			min = v < min ? v : min;
-			max = v > max ? v : max;
-		}
-		if (min == max) { /* (equal keys: by index; indices differ) */
-			by_index = 1;
-			continue;
-		}
-		while ((max - min) >> shift > 255)
-			shift++;
-		memset(count, 0, sizeof count);
-		for (i = lo; i < hi; i++)
-			count[(rank_value(&c[i], by_index) - min) >> shift]++;
-		for (part = 255; above + count[part] <= k - lo; part--)
-			above += count[part];
-		z = parts_first(c, lo, hi, by_index, min, shift, part);
-		lo = parts_first(c, lo, z, by_index, min, shift, part + 1);
-		hi = z;
-	}
-	for (size_t i = lo + 1; i < hi; i++) /* (a few: sorted) */
-		for (size_t j = i; j > lo && by_rank(&c[j], &c[j - 1]) < 0; j--)
-			swap(&c[j], &c[j - 1]);
-}
-
 /* The values' range of c[0..n) (by_index: the indices' order) in at most
  * 256 parts: the least value, the shift that maps a value to its part,
  * each part's count; 0 where the values are all one. */
@@ -438,6 +401,35 @@ static unsigned part_of(const size_t count[256], size_t k, size_t *above)
 	for (*above = 0; *above + count[part] <= k; part--)
 		*above += count[part];
 	return part;
+}
+
+/* Reorder c[0..n) so that c[k] is the one by_rank() puts k-th and those
+ * before it rank before it: a radix select - the values' range in 256
+ * parts, those above the part of rank k put first, those below it last
+ * (two partitions), then the same within that part (by index once its
+ * keys are equal); a few elements sorted. */
+void ckpt_topk_select_rank(struct candidate *c, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n, count[256];
+	int by_index = 0;
+
+	while (hi - lo > 16) {
+		uint64_t min;
+		size_t z, above;
+		unsigned part, shift;
+
+		if (!parts(c + lo, hi - lo, by_index, &min, &shift, count)) {
+			by_index = 1; /* (equal keys: by index; indices differ) */
+			continue;
+		}
+		part = part_of(count, k - lo, &above);
+		z = parts_first(c, lo, hi, by_index, min, shift, part);
+		lo = parts_first(c, lo, z, by_index, min, shift, part + 1);
+		hi = z;
+	}
+	for (size_t i = lo + 1; i < hi; i++) /* (a few: sorted) */
+		for (size_t j = i; j > lo && by_rank(&c[j], &c[j - 1]) < 0; j--)
+			swap(&c[j], &c[j - 1]);
 }
 
 /* The one ckpt_topk_select_rank() puts k-th, c[0..n) left in any order
