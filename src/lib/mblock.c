@@ -592,6 +592,7 @@ size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,
 	for (size_t i = 0; i < BLOCK; i++)
 		s->ones[i] = 1;
 	s->exact_c = ckpt_mquick_exact_constant(v);
+	s->equal_c = ckpt_mquick_equal_constant(v, s->exact_c);
 	s->quick = ckpt_mquick_applies(v);
 	s->f32 = ckpt_mquick_f32_applies(v, s->exact_c);
 	for (size_t end = off + n; off < end; off += BLOCK)

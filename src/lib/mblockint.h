@@ -20,7 +20,9 @@ struct scratch {
 	double res[BLOCK], rlo[BLOCK], rhi[BLOCK], dh[BLOCK], dl[BLOCK];
 	double exact[BLOCK], dexact[BLOCK], pow2[BLOCK], hard[BLOCK], slack[BLOCK];
 	double ones[BLOCK];     /* the keep row of a model no mask or window trims */
+	double ush[BLOCK], ucount[BLOCK], wmin[BLOCK], wmax[BLOCK], uexact[BLOCK];
 	double exact_c;         /* ckpt_mquick_exact_constant() */
+	double equal_c;         /* ckpt_mquick_equal_constant() */
 	int quick, f32;         /* ckpt_mquick_applies(), ckpt_mquick_f32_applies() */
 	uint64_t idx[BLOCK];    /* each element's flat index */
 	size_t at[BLOCK];       /* a pending element's place in the range's out */
@@ -163,6 +165,8 @@ void ckpt_mblock_undecided(struct scratch *s, size_t m, size_t es);
  * hard where it cannot decide, returning how many values overflowed. */
 int ckpt_mquick_applies(const ckpt_mvar *v);
 double ckpt_mquick_exact_constant(const ckpt_mvar *v);
+/* Where it is exact for agreeing models of one weight (0: nowhere else) */
+double ckpt_mquick_equal_constant(const ckpt_mvar *v, double exact_c);
 size_t ckpt_mquick(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, int masked);
 
 /* Its float32 step (the inputs float32, or 16-bit floats widened to

@@ -64,7 +64,7 @@ static double odd_part(double x)
  * of a narrow type that r is not (f32mean.c's argument, scaled by 2^f).
  * Returns C such that big C <= least 2^53 says so for an element; 0 where
  * no element can be (wide inputs, coefficients of many bits). */
-double ckpt_mquick_exact_constant(const ckpt_mvar *v)
+static double exact_constant(const ckpt_mvar *v, const double *weights)
 {
 	int normalised = ckpt_method_elects(v->m->kind) && v->m->normalize;
 	double w = 0, dmax, m, c;
@@ -73,8 +73,8 @@ double ckpt_mquick_exact_constant(const ckpt_mvar *v)
 	for (size_t k = 0; k <= v->nx; k++) /* (the widest: the most places) */
 		p = ckpt_dtype_precision(v->types[k]) > p ? ckpt_dtype_precision(v->types[k]) : p;
 	for (size_t k = 0; k < v->nx; k++) {
-		w += fabs(v->m->weights[k]);
-		lw = least_of(lw, low_bit(v->m->weights[k]));
+		w += fabs(weights ? weights[k] : 1.0);
+		lw = least_of(lw, low_bit(weights ? weights[k] : 1.0));
 	}
 	w *= 1 + 0x1p-40; /* (an upper bound of the rounded sum) */
 	if (!(v->dc > 0) || !isfinite(v->dc) || !isfinite(w) || lw < -600 || w == 0)
@@ -91,6 +91,29 @@ double ckpt_mquick_exact_constant(const ckpt_mvar *v)
 		return 0;
 	c = m * ldexp(1, p - e);
 	return c <= 0x1p50 ? c : 0;
+}
+
+double ckpt_mquick_exact_constant(const ckpt_mvar *v)
+{
+	return exact_constant(v, v->m->weights);
+}
+
+/* A normalised election's result depends on the agreeing weights only
+ * through their ratios: where they are all one weight, r is (a D b +
+ * lambda S) / D with S the agreeing task vectors' sum and D dc times their
+ * number, as with weights of 1.  Where the weights make no element exact
+ * (0.3, 0.3, 0.4: not multiples of a power of two that fits), that is
+ * what decides the elements whose r lies on a tie of the stored type (two
+ * of the three agree: the mean of two floats, half of them on a tie) -
+ * which bounds never decide, and which the exact step took (a fiftieth of
+ * the bench models' elements: TIES 2.5 times, DARE-TIES 11 times as long).
+ * Returns ckpt_mquick_exact_constant() for weights of 1 where that applies
+ * (0 elsewhere, and where every element is exact already). */
+double ckpt_mquick_equal_constant(const ckpt_mvar *v, double exact_c)
+{
+	if (exact_c != 0 || !ckpt_method_elects(v->m->kind) || !v->m->normalize)
+		return 0;
+	return exact_constant(v, NULL);
 }
 
 static int float_holds(ckpt_dtype t)
@@ -405,19 +428,61 @@ static void inputs_span(const ckpt_mvar *v, struct scratch *s, size_t m)
 			track(s->x[k * BLOCK + i], &s->big[i], &s->least[i]);
 }
 
-/* Whether each element is within the exact span (1 or 0, in exact). */
+/* Whether each element is within the exact span (1 or 0, in exact), and
+ * within that of weights of 1 (in uexact, where equal_c says so). */
 CKPT_WIDE_VECTORS
 static void exact_elements(const ckpt_mvar *v, struct scratch *s, size_t m)
 {
-	double c = s->exact_c;
+	double c = s->exact_c, cu = s->equal_c;
 
-	if (c == 0) {
+	if (c == 0)
 		memset(s->exact, 0, m * sizeof *s->exact);
+	if (c == 0 && cu == 0)
 		return;
-	}
 	inputs_span(v, s, m);
-	for (size_t i = 0; i < m; i++)
+	for (size_t i = 0; c != 0 && i < m; i++)
 		s->exact[i] = s->big[i] * c <= s->least[i] * 0x1p53 ? 1.0 : 0.0;
+	for (size_t i = 0; cu != 0 && i < m; i++)
+		s->uexact[i] = s->big[i] * cu <= s->least[i] * 0x1p53 ? 1.0 : 0.0;
+}
+
+/* The agreeing models' sums (the elected sign in res): S, its terms'
+ * sizes and their weights' sum; with equal (a constant: a loop each way),
+ * also their task vectors' sum (ush), their number (ucount), and in uexact
+ * whether an element has some, all of one weight (and was within the
+ * span of weights of 1). */
+static inline __attribute__((always_inline)) void
+agreeing(const ckpt_mvar *v, struct scratch *s, size_t m, int masked, int equal)
+{
+	for (size_t i = 0; equal && i < m; i++) {
+		s->ush[i] = s->ucount[i] = 0;
+		s->wmin[i] = INFINITY;
+		s->wmax[i] = -INFINITY;
+	}
+	for (size_t k = 0; k < v->nx; k++) {
+		const double *x = s->x + k * BLOCK, *keep = keep_row(s, k, masked);
+		double w = v->m->weights[k], sw = sign_d(w);
+
+		for (size_t i = 0; i < m; i++) {
+			double t = x[i] - s->b[i], kp = keep[i], p;
+
+			kp = agrees(t, sw, s->res[i]) ? kp : 0.0;
+			p = kp * w * t;
+			s->shi[i] += p;
+			s->smag[i] += fabs(p);
+			s->whi[i] += kp * w;
+			if (equal) {
+				double lo = kp != 0 ? w : INFINITY, hi = kp != 0 ? w : -INFINITY;
+
+				s->ush[i] += kp * t;
+				s->ucount[i] += kp;
+				s->wmin[i] = s->wmin[i] < lo ? s->wmin[i] : lo;
+				s->wmax[i] = s->wmax[i] > hi ? s->wmax[i] : hi;
+			}
+		}
+	}
+	for (size_t i = 0; equal && i < m; i++)
+		s->uexact[i] = s->ucount[i] != 0 && s->wmin[i] == s->wmax[i] ? s->uexact[i] : 0.0;
 }
 
 /* S and its terms' sizes in plain double where no election drops terms:
@@ -500,30 +565,25 @@ size_t ckpt_mquick(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, i
 			s->shi[i] = s->smag[i] = s->whi[i] = 0;
 		}
 	}
-	for (size_t k = 0; elects && k < v->nx; k++) {
-		const double *x = s->x + k * BLOCK, *keep = keep_row(s, k, masked);
-		double w = v->m->weights[k], sw = sign_d(w);
-
-		for (size_t i = 0; i < m; i++) {
-			double t = x[i] - s->b[i], kp = keep[i], p;
-
-			kp = agrees(t, sw, s->res[i]) ? kp : 0.0;
-			p = kp * w * t;
-			s->shi[i] += p;
-			s->smag[i] += fabs(p);
-			s->whi[i] += kp * w;
-		}
-	}
-	if (!elects)
+	if (!elects || s->equal_c == 0)
+		memset(s->uexact, 0, m * sizeof *s->uexact);
+	if (elects && s->equal_c != 0)
+		agreeing(v, s, m, masked, 1);
+	else if (elects)
+		agreeing(v, s, m, masked, 0);
+	else
 		add_models(v, s, m, masked, beta);
 	for (size_t i = 0; i < m; i++) {
 		double wa = s->whi[i], d = normalised ? dc * wa : dc, dz = d == 0 ? 1 : d;
 		double q = d == 0 ? 0 : s->shi[i] / dz, r = a * s->b[i] + lambda * q;
 		double e = n * 0x1p-50 * (fabs(a * s->b[i]) + fabs(lambda) * s->smag[i] / fabs(dz)) +
-		           0x1p-1060, exact = s->exact[i];
+		           0x1p-1060, exact = s->exact[i], uexact = s->uexact[i];
 		double rx = (a * dz * s->b[i] + lambda * s->shi[i]) / dz;
+		double du = dc * (uexact != 0 ? s->ucount[i] : 1.0);
+		double rxu = (a * du * s->b[i] + lambda * s->ush[i]) / du;
 
-		e = exact != 0 ? 0 : e;
+		e = exact != 0 || uexact != 0 ? 0 : e;
+		r = uexact != 0 ? rxu + 0.0 : r;
 		r = exact != 0 ? rx + 0.0 : r; /* (an exact 0 is +0) */
 		s->rlo[i] = r - e;
 		s->rhi[i] = r + e;

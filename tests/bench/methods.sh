@@ -16,6 +16,11 @@
 # CKPT_BENCH_DTYPE=bf16 (or f16): the same checkpoints stored in that type
 # (made once by ckpt-average --dtype, in WORK_DIR/TYPE), half the bytes;
 # no numpy script for bfloat16, which numpy has no type for.
+# CKPT_BENCH_WEIGHTS=W1,W2,W3: the models weighted so (-w; not SLERP and
+# model stock, which take none), as the linear average they are beside
+# ("all in": the plain average of the four files, the same bytes); 0.3,
+# 0.3, 0.4 are no multiples of a power of two that fits, the case where no
+# element is exact as the weights are (no numpy script: it weighs none).
 set -eu
 B=$1 W=$2
 N=${CKPT_BENCH_RUNS:-5}
@@ -39,6 +44,8 @@ if [ "$DT" != f32 ]; then
 	[ "$DT" = bf16 ] && PY=
 fi
 M1=$W/b1.h5 M2=$W/b2.h5 M3=$W/b3.h5
+WT=${CKPT_BENCH_WEIGHTS:-}
+[ -z "$WT" ] || PY=
 if [ "${CKPT_BENCH_MODELS:-independent}" = finetune ]; then
 	for i in 1 2 3; do
 		[ -f "$W/f$i.h5" ] || "$B/bin/ckpt-average" -q --no-normalize -w 1,0.01 \
@@ -71,6 +78,10 @@ for c in "task-arithmetic:1.3" "dare-linear --density 0.5:1.3" "dare-ties --dens
 	case $name in
 	slerp) set -- "$M1" "$M2"; lin="$M1 $M2" all=$lin ;;
 	*) set -- --base "$W/b0.h5" "$M1" "$M2" "$M3"; lin="$M1 $M2 $M3" all="$W/b0.h5 $lin" ;;
+	esac
+	case $name:$WT in
+	slerp:?* | model-stock:?*) continue ;;
+	*:?*) args="$args -w $WT" lin="-w $WT $lin" ;;
 	esac
 	: >"$W/lin.t"; : >"$W/all.t"; : >"$W/m.t"
 	for r in $(seq "$N"); do

@@ -142,6 +142,8 @@ sh tests/bench/floor.sh "$B" "$W"
 
 echo "== merge methods (ckpt-average --method) beside the linear average and numpy"
 sh tests/bench/methods.sh "$B" "$W"
+echo "== merge methods with weights 0.3, 0.3, 0.4 (beside the linear average so weighted)"
+CKPT_BENCH_WEIGHTS=0.3,0.3,0.4 sh tests/bench/methods.sh "$B" "$W"
 
 echo "== 16-bit: four inputs of 64 Mi values each, float32 / float16 / bfloat16"
 for i in 0 1 2 3; do

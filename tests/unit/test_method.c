@@ -1185,6 +1185,112 @@ static void elects_for_any_number_of_models(void **state)
 		}
 }
 
+/* TIES' result from the exact rationals: the sign of sum w t elected (+
+ * on 0), the mean of the agreeing task vectors weighted by w, rounded to
+ * odd (a double that rounds once more into the stored type). */
+static double ties_exactly(const double *in, const double *w, size_t nx)
+{
+	ckpt_big e, num, den, term;
+
+	ckpt_big_set(&e, 0);
+	for (size_t k = 0; k < nx; k++) {
+		ckpt_big_set(&term, in[k + 1]);
+		ckpt_big_set(&num, in[0]);
+		ckpt_big_sub(&term, &num);
+		ckpt_big_mul(&term, w[k]);
+		ckpt_big_add(&e, &term);
+	}
+	ckpt_big_set(&num, 0);
+	ckpt_big_set(&den, 0);
+	for (size_t k = 0; k < nx; k++) {
+		double t = in[k + 1] - in[0]; /* (exact: its sign) */
+
+		if (t == 0 || (t > 0) != (ckpt_big_sign(&e) >= 0))
+			continue;
+		ckpt_big_set(&term, in[k + 1]); /* w x_k: b w - w b + w x_k */
+		ckpt_big_mul(&term, w[k]);
+		ckpt_big_add(&num, &term);
+		ckpt_big_set(&term, w[k]);
+		ckpt_big_add(&den, &term);
+	}
+	if (ckpt_big_sign(&den) == 0)
+		return in[0];
+	return ckpt_big_quotient(&num, &den, 1) + 0.0;
+}
+
+/* TIES with weights of no power of two's multiples (0.3, 0.3, 0.4: no
+ * element exact as such), where the two of one weight agree and the third
+ * not: their mean, on a tie of the stored type for half of them (float32,
+ * and bfloat16 in and out), beside elements where weights differ in the
+ * agreeing set and where one model agrees alone; against the exact
+ * result. */
+static void decides_ties_of_agreeing_equal_weights(void **state)
+{
+	enum { N = 4096, NX = 3 };
+	static double d[NX + 1][N];
+	static float f[NX + 1][N], fout[N];
+	static uint16_t h[NX + 1][N], hout[N];
+	const void *fin[NX + 1], *hin[NX + 1];
+	double w[NX] = {0.3, 0.3, 0.4};
+	ckpt_dtype ftypes[NX + 1], htypes[NX + 1];
+	ckpt_method m = {.kind = CKPT_DARE_TIES, .nmodels = NX, .weights = w, .lambda = 1,
+	                 .density = 1, .normalize = 1, .divisor = 1};
+	ckpt_mvar v = {.m = &m, .types = ftypes, .a = 1, .lambda = 1, .dc = 1, .nx = NX};
+	uint64_t z = 5;
+	size_t ties = 0;
+
+	(void)state;
+	for (int bits = 23; bits >= 7; bits -= 16) { /* float32's places, bfloat16's */
+		for (size_t i = 0; i < N; i++) {
+			double r[NX + 1], pick;
+
+			for (size_t k = 0; k <= NX; k++) { /* [1, 2) on the type's grid */
+				z = z * 6364136223846793005u + 1442695040888963407u;
+				r[k] = 1 + ldexp((double)(z >> (64 - bits)), -bits);
+			}
+			d[0][i] = r[0] / 2; /* the base in [0.5, 1): below every x */
+			pick = (double)(i % 4);
+			for (size_t k = 1; k <= NX; k++) /* the ones that disagree: below b */
+				d[k][i] = r[k];
+			if (pick == 0 || pick == 1)
+				d[3][i] = d[0][i] - ldexp(1, -bits - 1);
+			else if (pick == 2)
+				d[2][i] = d[0][i] - ldexp(1, -bits - 1);
+			else
+				d[1][i] = d[2][i] = d[0][i] - ldexp(1, -bits - 1);
+			ties += pick < 2 && bits == 23 && fmod(d[1][i] + d[2][i], ldexp(1, -22)) != 0;
+		}
+		for (size_t k = 0; k <= NX; k++) {
+			for (size_t i = 0; i < N; i++) {
+				f[k][i] = (float)d[k][i];
+				h[k][i] = ckpt_double_to_bf16(d[k][i]);
+				assert_true(f[k][i] == d[k][i]);
+			}
+			fin[k] = f[k];
+			hin[k] = h[k];
+			ftypes[k] = CKPT_F32;
+			htypes[k] = CKPT_BF16;
+		}
+		v.out = CKPT_F32;
+		v.types = ftypes;
+		assert_int_equal(ckpt_method_range(&v, fin, fout, 0, 0, N), 0);
+		v.out = CKPT_BF16;
+		v.types = htypes;
+		assert_int_equal(bits == 7 ? ckpt_method_range(&v, hin, hout, 0, 0, N) : 0, 0);
+		for (size_t i = 0; i < N; i++) {
+			double in[NX + 1], odd;
+
+			for (size_t k = 0; k <= NX; k++)
+				in[k] = d[k][i];
+			odd = ties_exactly(in, w, NX);
+			assert_true(fout[i] == (float)odd);
+			if (bits == 7)
+				assert_int_equal(hout[i], ckpt_double_to_bf16(odd));
+		}
+	}
+	assert_true(ties > N / 8);
+}
+
 /* Whether element i, of magnitude key, ranks in the window [lo, hi):
  * method.h's rule, from its words. */
 static int ranks_within(const ckpt_rank_cut *lo, const ckpt_rank_cut *hi, uint64_t key,
@@ -1325,6 +1431,7 @@ int main(void)
 		cmocka_unit_test(divides_by_odd_constants_exactly),
 		cmocka_unit_test(elects_plus_on_a_zero_sum),
 		cmocka_unit_test(elects_for_any_number_of_models),
+		cmocka_unit_test(decides_ties_of_agreeing_equal_weights),
 		cmocka_unit_test(keeps_the_magnitude_windows_in_every_step),
 		cmocka_unit_test(bounds_cancelling_terms_by_their_sizes),
 	};
