@@ -519,6 +519,34 @@ static void add_models(const ckpt_mvar *v, struct scratch *s, size_t m, int mask
 	}
 }
 
+/* r and its bounds (rlo, rhi) from the sums, hard where they are out of
+ * range; with equal (a constant: the other loop divides once), r where
+ * the agreeing models have one weight from agreeing()'s sums. */
+static inline __attribute__((always_inline)) void
+results(const ckpt_mvar *v, struct scratch *s, size_t m, int equal)
+{
+	double n = (double)v->nx + 8, a = v->a, lambda = v->lambda, dc = v->dc;
+	int normalised = ckpt_method_elects(v->m->kind) && v->m->normalize;
+
+	for (size_t i = 0; i < m; i++) {
+		double wa = s->whi[i], d = normalised ? dc * wa : dc, dz = d == 0 ? 1 : d;
+		double q = d == 0 ? 0 : s->shi[i] / dz, r = a * s->b[i] + lambda * q;
+		double e = n * 0x1p-50 * (fabs(a * s->b[i]) + fabs(lambda) * s->smag[i] / fabs(dz)) +
+		           0x1p-1060, exact = s->exact[i], uexact = equal ? s->uexact[i] : 0.0;
+		double rx = (a * dz * s->b[i] + lambda * s->shi[i]) / dz;
+		double du = equal && uexact != 0 ? dc * s->ucount[i] : dc;
+		double rxu = equal ? (a * du * s->b[i] + lambda * s->ush[i]) / du : 0.0;
+
+		e = exact != 0 || uexact != 0 ? 0 : e;
+		r = uexact != 0 ? rxu + 0.0 : r;
+		r = exact != 0 ? rx + 0.0 : r; /* (an exact 0 is +0) */
+		s->rlo[i] = r - e;
+		s->rhi[i] = r + e;
+		s->hard[i] = e <= 0x1p1000 ? s->hard[i] : 1.0; /* (NaN and Inf too) */
+		s->hard[i] = fabs(r) <= 0x1.fffffffffffffp1023 ? s->hard[i] : 1.0;
+	}
+}
+
 /* The block in plain double arithmetic from the inputs x and b, with a
  * bound E on its error (every rounding at most 2^-53 of the terms' sizes,
  * n + 8 of them counted twice over): where r - E and r + E round to the
@@ -529,11 +557,8 @@ static void add_models(const ckpt_mvar *v, struct scratch *s, size_t m, int mask
 CKPT_WIDE_VECTORS
 size_t ckpt_mquick(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, int masked)
 {
-	double n = (double)v->nx + 8, a = v->a, lambda = v->lambda;
-	double beta = v->m->kind == CKPT_SLERP ? 0 : 1;
+	double n = (double)v->nx + 8, beta = v->m->kind == CKPT_SLERP ? 0 : 1;
 	int elects = ckpt_method_elects(v->m->kind), count = v->m->sign_count;
-	int normalised = elects && v->m->normalize;
-	double dc = v->dc;
 
 	for (size_t i = 0; i < m; i++) {
 		s->shi[i] = s->smag[i] = s->whi[i] = 0;
@@ -565,31 +590,16 @@ size_t ckpt_mquick(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, i
 			s->shi[i] = s->smag[i] = s->whi[i] = 0;
 		}
 	}
-	if (!elects || s->equal_c == 0)
-		memset(s->uexact, 0, m * sizeof *s->uexact);
 	if (elects && s->equal_c != 0)
 		agreeing(v, s, m, masked, 1);
 	else if (elects)
 		agreeing(v, s, m, masked, 0);
 	else
 		add_models(v, s, m, masked, beta);
-	for (size_t i = 0; i < m; i++) {
-		double wa = s->whi[i], d = normalised ? dc * wa : dc, dz = d == 0 ? 1 : d;
-		double q = d == 0 ? 0 : s->shi[i] / dz, r = a * s->b[i] + lambda * q;
-		double e = n * 0x1p-50 * (fabs(a * s->b[i]) + fabs(lambda) * s->smag[i] / fabs(dz)) +
-		           0x1p-1060, exact = s->exact[i], uexact = s->uexact[i];
-		double rx = (a * dz * s->b[i] + lambda * s->shi[i]) / dz;
-		double du = dc * (uexact != 0 ? s->ucount[i] : 1.0);
-		double rxu = (a * du * s->b[i] + lambda * s->ush[i]) / du;
-
-		e = exact != 0 || uexact != 0 ? 0 : e;
-		r = uexact != 0 ? rxu + 0.0 : r;
-		r = exact != 0 ? rx + 0.0 : r; /* (an exact 0 is +0) */
-		s->rlo[i] = r - e;
-		s->rhi[i] = r + e;
-		s->hard[i] = e <= 0x1p1000 ? s->hard[i] : 1.0; /* (NaN and Inf too) */
-		s->hard[i] = fabs(r) <= 0x1.fffffffffffffp1023 ? s->hard[i] : 1.0;
-	}
+	if (s->equal_c != 0)
+		results(v, s, m, 1);
+	else
+		results(v, s, m, 0);
 	if (v->out == CKPT_F32)
 		return quick_f32(s, out, m);
 	ckpt_from_double(v->out, s->rlo, s->lo_out, m);
