@@ -264,14 +264,13 @@ static inline void finish(double *hi, double *lo, size_t n, struct divisor d, in
 	 * bits is one ulp toward zero, across binades too).  Only a value
 	 * exactly halfway between two of a type of at most 24 bits (its low 27
 	 * bits zero) can be rounded twice, so only such a one is looked at. */
-	for (size_t i = 0; i < n; i++) {
-		uint64_t b;
+	for (size_t i = 0; i < n; i++) { /* (selects, not branches: it vectorises) */
+		uint64_t b, odd;
+		int at = lo[i] != 0 && hi[i] != 0 && fabs(hi[i]) <= DBL_MAX;
 
 		memcpy(&b, &hi[i], sizeof b);
-		if ((b & 0x7ffffff) != 0 || lo[i] == 0 || hi[i] == 0 || !isfinite(hi[i]))
-			continue;
-		b -= (lo[i] > 0) != (hi[i] > 0);
-		b |= 1;
+		odd = (b - (uint64_t)((lo[i] > 0) != (hi[i] > 0))) | 1;
+		b = (b & 0x7ffffff) == 0 && at ? odd : b;
 		memcpy(&hi[i], &b, sizeof b);
 	}
 }
@@ -521,43 +520,67 @@ static size_t store(const ckpt_combine *c, const void *const *in, size_t off, do
 	return ckpt_from_double(c->out, hi, (char *)out + off * ckpt_dtype_size(c->out), n);
 }
 
-/* Whether every input is a float of at most 24 significant bits. */
-static int narrow_floats(const ckpt_combine *c)
+/* Significant bits of a finite nonzero double. */
+static int significant_bits(double w)
 {
+	int e;
+
+	return 53 - __builtin_ctzll((uint64_t)ldexp(fabs(frexp(w, &e)), 53));
+}
+
+/* Where every input is a float of at most 24 significant bits and every
+ * weight has at most B <= 28 (and is 0 or within 2^-800 .. 2^800: no
+ * product underflows), each product w_i x_i is exact and a multiple of its
+ * last place, above |w_i x_i| 2^-(24 + B); so n of them sum exactly where
+ * the largest times n is at most the least nonzero times 2^(29 - B)
+ * (taken as 2^(28 - B) with weights: the weights 1/4, 1/2, 1/4, whose
+ * results are often ties).  That factor, or 0 where there is none. */
+static double narrow_spread(const ckpt_combine *c)
+{
+	int bits = 0;
+
 	for (size_t k = 0; k < c->nin; k++)
 		if (!ckpt_dtype_is_float(in_type(c, k)) || !narrow(in_type(c, k)))
 			return 0;
-	return !c->weights;
+	for (size_t k = 0; c->weights && k < c->nin; k++) {
+		double a = fabs(c->weights[k]);
+
+		if (a != 0 && !(a >= 0x1p-800 && a <= 0x1p800))
+			return 0;
+		bits = a != 0 && significant_bits(a) > bits ? significant_bits(a) : bits;
+	}
+	return !c->weights ? 0x1p29 : bits <= 28 ? ldexp(1, 28 - bits) : 0;
 }
 
-/* The sums of narrow floats, one add each, into hi; whether they are exact:
- * every value is a multiple of least's last place (>= least 2^-24), so n
- * values at most big sum exactly in 53 bits when n big <= 2^29 least. */
+/* The sums of narrow floats' products, one multiplication and one add
+ * each, into hi; whether they are exact (narrow_spread()). */
 CKPT_WIDE_VECTORS
 static int narrow_sums(const ckpt_combine *c, const void *const *in, size_t off,
-                       double *hi, size_t n)
+                       double *hi, size_t n, double spread)
 {
 	double x[BLOCK], big[BLOCK], least[BLOCK], nin = (double)c->nin;
 	uint64_t wide = 0;
 
 	for (size_t k = 0; k < c->nin; k++) {
+		double w = c->weights ? c->weights[k] : 1;
+
 		ckpt_to_double(in_type(c, k), at(c, in, k, off), x, n);
 		for (size_t i = 0; i < n; i++) { /* not 0 + x: -0 stays -0 */
-			double a = fabs(x[i]);
+			double t = w * x[i], a = fabs(t);
 
-			hi[i] = k ? hi[i] + x[i] : x[i];
+			hi[i] = k ? hi[i] + t : t;
 			big[i] = k && big[i] > a ? big[i] : a;
 			least[i] = k && (a == 0 || least[i] < a) ? least[i] : a != 0 ? a : INFINITY;
 		}
 	}
 	for (size_t i = 0; i < n; i++)
-		wide |= !(big[i] * nin <= least[i] * 0x1p29);
+		wide |= !(big[i] * nin <= least[i] * spread);
 	return !wide;
 }
 
 CKPT_WIDE_VECTORS /* the exact sums, 4 or 8 doubles at a time */
 static size_t combine_block(const ckpt_combine *c, const void *const *in,
-                            size_t off, void *out, size_t n, int narrow_in)
+                            size_t off, void *out, size_t n, double spread)
 {
 	/* big, least: the largest |x|, the least nonzero |x| */
 	double hi[BLOCK], lo[BLOCK], x[BLOCK], big[BLOCK], least[BLOCK];
@@ -565,9 +588,11 @@ static size_t combine_block(const ckpt_combine *c, const void *const *in,
 	struct divisor d = divisor_of(weighted ? 1 : c->nin);
 
 	memset(lo, 0, n * sizeof *lo);
-	/* mostly: narrow values within 2^25 of each other, summed exactly */
-	if (narrow_in && narrow_sums(c, in, off, hi, n)) {
-		finish(hi, lo, n, d, to_odd);
+	/* mostly: narrow values within 2^25 of each other, summed exactly (a
+	 * weighted sum so is the result itself) */
+	if (spread != 0 && narrow_sums(c, in, off, hi, n, spread)) {
+		if (!weighted)
+			finish(hi, lo, n, d, to_odd);
 		return store(c, in, off, hi, out, n);
 	}
 	memset(hi, 0, n * sizeof *hi);
@@ -646,7 +671,8 @@ size_t ckpt_combine_range(const ckpt_combine *c, const void *const *in, void *ou
 {
 	size_t bad = 0, end = off + n;
 	/* (once, not per block) */
-	int narrow_in = narrow_floats(c), bf16 = plain_mean(c, CKPT_BF16, CKPT_BF16_MAX_INPUTS),
+	double spread = narrow_spread(c);
+	int bf16 = plain_mean(c, CKPT_BF16, CKPT_BF16_MAX_INPUTS),
 	    f32 = plain_mean(c, CKPT_F32, CKPT_F32_MAX_INPUTS);
 
 	for (; off < end; off += BLOCK) {
@@ -659,7 +685,7 @@ size_t ckpt_combine_range(const ckpt_combine *c, const void *const *in, void *ou
 		else if (integer_mean_to_float(c))
 			bad += mean_to_float_block(c, in, off, out, m);
 		else
-			bad += combine_block(c, in, off, out, m, narrow_in);
+			bad += combine_block(c, in, off, out, m, spread);
 	}
 	return bad;
 }

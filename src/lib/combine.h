@@ -9,8 +9,11 @@
  * the mean is always correctly rounded (what the pair cannot decide is
  * redone from the exact sum in fixed point); a weighted combination is
  * unless the exact value lies within about N 2^-106 sum|w_i x_i| of a
- * halfway point, and products w_i x_i beyond 2^996 are plain double.  A sum that overflows double is redone
- * scaled, so a representable result is never Inf.  NaN and Inf propagate.
+ * halfway point, and products w_i x_i beyond 2^996 are plain double
+ * (with weights of B <= 28 significant bits, inputs of at most 24 within
+ * 2^(28 - B) / N of each other sum exactly: correctly rounded).  A sum
+ * that overflows double is redone scaled, so a representable result is
+ * never Inf.  NaN and Inf propagate.
  *
  * Integers (and bool): the plain mean is exact, a 128-bit sum divided by N
  * and rounded half to even; weighted combinations are computed as floats

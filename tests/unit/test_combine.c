@@ -1,5 +1,6 @@
 /* The averaging core: exact rounding, integers, weights, NaN. */
 #include "unit.h"
+#include "lib/exact.h"
 
 static void combine(ckpt_dtype t, const void *const *in, size_t nin,
                     const double *w, void *out, size_t n)
@@ -307,6 +308,88 @@ static void f32_sum_past_53_bits_declined(void **state)
 	assert_true(out[0] == 1 + 0x1p-23f);
 }
 
+/* sum(w_k x_k) exactly (ckpt_big), rounded once into t at out; an exact 0
+ * with IEEE's sign of the products summed in order, as combine.c gives. */
+static void exact_weighted(ckpt_dtype t, const double *w, double x[][512], size_t nin, size_t i,
+                           void *out)
+{
+	ckpt_big acc, term, one;
+	double ieee = w[0] * x[0][i], r;
+
+	ckpt_big_set(&acc, w[0]);
+	ckpt_big_mul(&acc, x[0][i]);
+	for (size_t k = 1; k < nin; k++) {
+		ckpt_big_set(&term, w[k]);
+		ckpt_big_mul(&term, x[k][i]);
+		ckpt_big_add(&acc, &term);
+		ieee += w[k] * x[k][i];
+	}
+	ckpt_big_set(&one, 1);
+	r = ckpt_big_sign(&acc) ? ckpt_big_quotient(&acc, &one, 1) : ieee;
+	ckpt_from_double(t, &r, out, 1);
+}
+
+/* Weighted combinations of narrow floats against the exact sum rounded
+ * once: weights of few bits (1/4, 1/2, 1/4, summed exactly in one add
+ * each, ties half the time: the sum's bits decide them), of many (0.3),
+ * negative (a difference); blocks within the exact sums' spread and
+ * beyond it, zeros of both signs, subnormals. */
+static void weighted_narrow_exactly(void **state)
+{
+	enum { N = 512 };
+	static const ckpt_dtype types[] = {CKPT_F32, CKPT_F16, CKPT_BF16};
+	static const int limits[][2] = {{-140, 120}, {-20, 12}, {-125, 120}};
+	static const double weights[][3] = {{0.25, 0.5, 0.25}, {0.5, 0.5, 0.25}, {1, -1, 0},
+	                                    {0.3, 0.3, 0.4}, {0.75, 0.25, 0}, {3, 0.125, -0.5}};
+	static double d[3][N];
+	static unsigned char raw[3][N * 4], got[N * 4], want[4];
+	size_t exact_blocks = 0;
+
+	(void)state;
+	for (size_t ti = 0; ti < 3; ti++)
+		for (int round = 0; round < 120; round++) {
+			ckpt_dtype t = types[ti];
+			size_t es = ckpt_dtype_size(t), nin = round % 2 ? 3 : 2;
+			const double *w = weights[round % 6];
+			int spread = round % 4 == 0 ? (t == CKPT_F16 ? 28 : 45) : (int)(next() % 20);
+			int lo = limits[ti][0], hi = limits[ti][1] - spread; /* all finite */
+			int e0 = lo + (int)(next() % (unsigned)(hi > lo ? hi - lo : 1));
+			int bits = round % 3 ? 3 : (t == CKPT_F32 ? 24 : t == CKPT_F16 ? 11 : 8);
+			const void *in[3];
+			ckpt_combine c;
+
+			for (size_t k = 0; k < nin; k++) {
+				for (size_t i = 0; i < N; i++)
+					d[k][i] = draw(e0, spread, bits);
+				ckpt_from_double(t, d[k], raw[k], N);
+				ckpt_to_double(t, raw[k], d[k], N);
+				in[k] = raw[k];
+			}
+			ckpt_combine_init(&c, t, t, nin, w);
+			ckpt_combine_slabs(&c, in, got, N);
+			for (size_t i = 0; i < N; i++) {
+				exact_weighted(t, w, d, nin, i, want);
+				assert_memory_equal(got + i * es, want, es);
+			}
+			exact_blocks += spread < 20 && round % 6 < 3;
+		}
+	assert_true(exact_blocks > 100);
+}
+
+/* Weights of few bits whose products' sum needs more than 53: 0.5 + 2^-25
+ * (halfway between two float32) + 2^-62, which a plain double sum loses,
+ * rounding the tie to the even 0.5. */
+static void weighted_sum_past_53_bits_declined(void **state)
+{
+	float a[1] = {1}, b[1] = {0x1p-24f}, c[1] = {0x1p-60f}, out[1];
+	const void *in[3] = {a, b, c};
+	const double w[3] = {0.5, 0.5, 0.25};
+
+	(void)state;
+	combine(CKPT_F32, in, 3, w, out, 1);
+	assert_true(out[0] == 0.5f + 0x1p-24f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +406,8 @@ int main(void)
 		cmocka_unit_test(f32_fast_path_as_float64),
 		cmocka_unit_test(f32_blocks_the_fast_path_declines),
 		cmocka_unit_test(f32_sum_past_53_bits_declined),
+		cmocka_unit_test(weighted_narrow_exactly),
+		cmocka_unit_test(weighted_sum_past_53_bits_declined),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
