@@ -148,6 +148,29 @@ static inline double in_plain_window(int64_t glo, int64_t ghi, int64_t key)
 	return key > ghi && key <= glo ? 1.0 : 0.0;
 }
 
+/* Where every model's window is the keys' alone in the block (plain_cut()),
+ * their bounds (glo, ghi): the one-loop formula tests each element's key
+ * as it computes its task vector, and no keep rows are filled. */
+static inline int plain_windows(const ckpt_mvar *v, uint64_t start, size_t m, int64_t *glo,
+                         int64_t *ghi)
+{
+	for (size_t k = 0; k < v->nx; k++)
+		if (!plain_cut(&v->lo[k], start, m, &glo[k]) || !plain_cut(&v->hi[k], start, m, &ghi[k]))
+			return 0;
+	return 1;
+}
+
+/* 1 where the task vector t (x - b rounded, as its key) is in the plain
+ * window (glo, ghi] */
+static inline double keep_t(int64_t glo, int64_t ghi, double t)
+{
+	double a = fabs(t);
+	int64_t key;
+
+	memcpy(&key, &a, sizeof key);
+	return in_plain_window(glo, ghi, key);
+}
+
 #if CKPT_HAVE_FMA
 /* DARE's keep row for one model's key (ckpt_mix64(mask_key + model)), m
  * elements from start: 1 where the draw's u is below limit = ceil(density
@@ -188,5 +211,14 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
  * is elected: returns as ckpt_mquick_f32() does. */
 int ckpt_mbounded_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, void *out,
                       size_t m, int masked, size_t *bad);
+
+/* Its bounded step with an election (mbounded.c), where the block is not
+ * exact: whether it applies to v (up to FUSED models, weights that keep
+ * every term of a float input above 0); returns as ckpt_mquick_f32() does,
+ * from the keep rows or (glo not NULL) the plain windows (plain_windows()),
+ * leaving the rows as they are. */
+int ckpt_melect_applies(const ckpt_mvar *v);
+int ckpt_melect_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, void *out,
+                    size_t m, int masked, const int64_t *glo, const int64_t *ghi, size_t *bad);
 
 #endif

@@ -121,8 +121,9 @@ static int float_holds(ckpt_dtype t)
 	return t == CKPT_F32 || t == CKPT_BF16 || t == CKPT_F16;
 }
 
-/* Whether the float32 step below applies to v (some element exact, or
- * nothing elected): 1 where every input and the output are float32; 2
+/* Whether the float32 step below applies to v (some element exact,
+ * nothing elected, or the bounded election takes the blocks that are not:
+ * ckpt_melect_applies()): 1 where every input and the output are float32; 2
  * where they are float16, bfloat16 or float32 but not all float32 (the
  * inputs widened to float exactly, block by block). */
 int ckpt_mquick_f32_applies(const ckpt_mvar *v, double exact_c)
@@ -136,7 +137,7 @@ int ckpt_mquick_f32_applies(const ckpt_mvar *v, double exact_c)
 			return 0;
 		all &= v->types[k] == CKPT_F32;
 	}
-	if (exact_c == 0 && ckpt_method_elects(v->m->kind))
+	if (exact_c == 0 && ckpt_method_elects(v->m->kind) && !ckpt_melect_applies(v))
 		return 0;
 	return all ? 1 : 2;
 }
@@ -190,29 +191,6 @@ static void magnitude_window_f32(const ckpt_mvar *v, struct scratch *s, const fl
 			keep[i] = in_window(&lo, &hi, (int64_t)ckpt_magnitude_key_f32(x[i], b[i]),
 			                    (int64_t)(start + i));
 	}
-}
-
-/* Where every model's window is the keys' alone in the block (plain_cut()),
- * their bounds (glo, ghi): the one-loop formula tests each element's key
- * as it computes its task vector, and no keep rows are filled. */
-static int plain_windows(const ckpt_mvar *v, uint64_t start, size_t m, int64_t *glo,
-                         int64_t *ghi)
-{
-	for (size_t k = 0; k < v->nx; k++)
-		if (!plain_cut(&v->lo[k], start, m, &glo[k]) || !plain_cut(&v->hi[k], start, m, &ghi[k]))
-			return 0;
-	return 1;
-}
-
-/* 1 where the task vector t (x - b rounded, as its key) is in the plain
- * window (glo, ghi] */
-static inline double keep_t(int64_t glo, int64_t ghi, double t)
-{
-	double a = fabs(t);
-	int64_t key;
-
-	memcpy(&key, &a, sizeof key);
-	return in_plain_window(glo, ghi, key);
 }
 
 /* The formula at each element of a block within the exact span, into res
@@ -365,13 +343,20 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 	int elects = ckpt_method_elects(v->m->kind), ranks = ckpt_method_ranks(v->m->kind);
 	int exact = s->exact_c != 0 && block_exact(in, v->nx + 1, m, s->exact_c);
 	int64_t glo[FUSED], ghi[FUSED];
-	int windowed = exact && ranks && FUSED_LOOPS && v->nx <= FUSED &&
+	int windowed = (exact || elects) && ranks && FUSED_LOOPS && v->nx <= FUSED &&
 	               plain_windows(v, start, m, glo, ghi);
 
-	if (!exact && elects)
+	if (!exact && elects && !ckpt_melect_applies(v))
 		return 0;
 	if (ranks && !windowed)
 		magnitude_window_f32(v, s, in, start, m);
+	if (!exact && elects) {
+		int done = ckpt_melect_f32(v, s, in, out, m, masked, windowed ? glo : NULL, ghi, bad);
+
+		if (done == 2 && windowed) /* (gather() takes the undecided from the rows) */
+			magnitude_window_f32(v, s, in, start, m);
+		return done;
+	}
 	if (!exact)
 		return ckpt_mbounded_f32(v, s, in, out, m, masked, bad);
 	switch (FUSED_LOOPS ? v->nx * 6 + (size_t)(2 * (elects + (elects && v->m->sign_count)) +
@@ -530,16 +515,16 @@ results(const ckpt_mvar *v, struct scratch *s, size_t m, int equal)
 
 	for (size_t i = 0; i < m; i++) {
 		double wa = s->whi[i], d = normalised ? dc * wa : dc, dz = d == 0 ? 1 : d;
-		double q = d == 0 ? 0 : s->shi[i] / dz, r = a * s->b[i] + lambda * q;
+		double exact = s->exact[i], uexact = equal ? s->uexact[i] : 0.0;
+		int by_count = equal && uexact != 0 && exact == 0;
+		/* (one division: where no model is kept, S is 0 and r = a b) */
+		double du = by_count ? dc * s->ucount[i] : dz, sum = by_count ? s->ush[i] : s->shi[i];
+		double r = (a * du * s->b[i] + lambda * sum) / du;
 		double e = n * 0x1p-50 * (fabs(a * s->b[i]) + fabs(lambda) * s->smag[i] / fabs(dz)) +
-		           0x1p-1060, exact = s->exact[i], uexact = equal ? s->uexact[i] : 0.0;
-		double rx = (a * dz * s->b[i] + lambda * s->shi[i]) / dz;
-		double du = equal && uexact != 0 ? dc * s->ucount[i] : dc;
-		double rxu = equal ? (a * du * s->b[i] + lambda * s->ush[i]) / du : 0.0;
+		           0x1p-1060;
 
 		e = exact != 0 || uexact != 0 ? 0 : e;
-		r = uexact != 0 ? rxu + 0.0 : r;
-		r = exact != 0 ? rx + 0.0 : r; /* (an exact 0 is +0) */
+		r = exact != 0 || uexact != 0 ? r + 0.0 : r; /* (an exact 0 is +0) */
 		s->rlo[i] = r - e;
 		s->rhi[i] = r + e;
 		s->hard[i] = e <= 0x1p1000 ? s->hard[i] : 1.0; /* (NaN and Inf too) */

@@ -1291,6 +1291,117 @@ static void decides_ties_of_agreeing_equal_weights(void **state)
 	assert_true(ties > N / 8);
 }
 
+/* The TIES family's result exactly, rounded to odd: elected by the sign
+ * of sum w t or of sum sign(w) sign(t) (+ on 0); the agreeing models' mean
+ * weighted by w (normalised), or b plus their weighted sum. */
+static double elected_exactly(const double *in, const double *w, size_t nx, int count,
+                              int normalised)
+{
+	ckpt_big e, num, den, term, b;
+	long votes = 0;
+	int up;
+
+	ckpt_big_set(&e, 0);
+	for (size_t k = 0; k < nx; k++) {
+		double t = in[k + 1] - in[0]; /* (its sign exact) */
+
+		votes += ((w[k] > 0) - (w[k] < 0)) * ((t > 0) - (t < 0));
+		ckpt_big_set(&term, in[k + 1]);
+		ckpt_big_set(&b, in[0]);
+		ckpt_big_sub(&term, &b);
+		ckpt_big_mul(&term, w[k]);
+		ckpt_big_add(&e, &term);
+	}
+	up = count ? votes >= 0 : ckpt_big_sign(&e) >= 0;
+	ckpt_big_set(&num, 0);
+	ckpt_big_set(&den, 0);
+	for (size_t k = 0; k < nx; k++) {
+		double t = in[k + 1] - in[0];
+		int sign = ((w[k] > 0) - (w[k] < 0)) * ((t > 0) - (t < 0));
+
+		if (sign == 0 || (sign > 0) != up)
+			continue;
+		ckpt_big_set(&term, in[k + 1]);
+		ckpt_big_set(&b, in[0]);
+		ckpt_big_sub(&term, &b);
+		ckpt_big_mul(&term, w[k]);
+		ckpt_big_add(&num, &term);
+		ckpt_big_set(&term, w[k]);
+		ckpt_big_add(&den, &term);
+	}
+	if (normalised && ckpt_big_sign(&den) == 0)
+		return in[0];
+	if (!normalised)
+		ckpt_big_set(&den, 1);
+	b = den; /* (b D + S) / D */
+	ckpt_big_mul(&b, in[0]);
+	ckpt_big_add(&num, &b);
+	return ckpt_big_quotient(&num, &den, 1) + 0.0;
+}
+
+/* Elections where no element is exact (weights 0.3, 0.3, 0.4 and others
+ * of many bits: the float32 step's bounded election): 1 to 5 models, by
+ * sum and by count, normalised and not (negative weights too), float32,
+ * bfloat16 and float16 in and out, values spread over 2^40, ties and
+ * zeros among the task vectors, a block with a NaN and one with an
+ * infinity; against the exact result. */
+static void bounds_elections_of_fine_weights(void **state)
+{
+	enum { N = 2048, MOST = 5 };
+	static const ckpt_dtype types[] = {CKPT_F32, CKPT_BF16, CKPT_F16};
+	static double d[MOST + 1][N];
+	static unsigned char raw[MOST + 1][N * 4], got[N * 4], want[4];
+	const void *in[MOST + 1];
+	ckpt_dtype ty[MOST + 1];
+	uint64_t z = 77;
+
+	(void)state;
+	for (int round = 0; round < 48; round++) {
+		ckpt_dtype t = types[round % 3];
+		size_t nx = 1 + (size_t)(round / 3) % MOST, es = ckpt_dtype_size(t);
+		int count = round / 15 % 2, normalised = round % 4 != 3;
+		double w[MOST] = {0.3, 0.3, 0.4, 0.7, 0.1};
+		ckpt_method m = {.kind = CKPT_DARE_TIES, .nmodels = nx, .weights = w, .lambda = 1,
+		                 .density = 1, .sign_count = count, .normalize = normalised,
+		                 .divisor = 1};
+		ckpt_mvar v = {.m = &m, .out = t, .types = ty, .a = 1, .lambda = 1, .dc = 1, .nx = nx};
+		int spread = t == CKPT_F16 ? 8 : 40, bits = round % 2 ? 3 : t == CKPT_F32 ? 24 : 8;
+
+		if (!normalised)
+			w[1] = -0.3;
+		for (size_t k = 0; k <= nx; k++) {
+			for (size_t i = 0; i < N; i++) {
+				z = z * 6364136223846793005u + 1442695040888963407u;
+				d[k][i] = ldexp((double)((int64_t)(z >> (64 - bits)) - (1 << (bits - 1))),
+				                (int)(z >> 20 & 1023) % spread - spread / 2);
+				if (k && z >> 61 == 0)
+					d[k][i] = d[0][i]; /* t = 0 */
+			}
+			if (k == 1 && round % 8 == 5)
+				d[k][300] = NAN, d[k][900] = INFINITY;
+			ckpt_from_double(t, d[k], raw[k], N);
+			ckpt_to_double(t, raw[k], d[k], N);
+			in[k] = raw[k];
+			ty[k] = t;
+		}
+		assert_int_equal(ckpt_method_range(&v, in, got, 0, 0, N), 0);
+		for (size_t i = 0; i < N; i++) {
+			double x[MOST + 1], r;
+
+			for (size_t k = 0; k <= nx; k++)
+				x[k] = d[k][i];
+			if (!isfinite(x[1])) { /* (the formula in double) */
+				ckpt_to_double(t, got + i * es, &r, 1);
+				assert_true(isnan(x[1]) ? isnan(r) : !isfinite(r));
+				continue;
+			}
+			r = elected_exactly(x, w, nx, count, normalised);
+			ckpt_from_double(t, &r, want, 1);
+			assert_memory_equal(got + i * es, want, es);
+		}
+	}
+}
+
 /* Whether element i, of magnitude key, ranks in the window [lo, hi):
  * method.h's rule, from its words. */
 static int ranks_within(const ckpt_rank_cut *lo, const ckpt_rank_cut *hi, uint64_t key,
@@ -1432,6 +1543,7 @@ int main(void)
 		cmocka_unit_test(elects_plus_on_a_zero_sum),
 		cmocka_unit_test(elects_for_any_number_of_models),
 		cmocka_unit_test(decides_ties_of_agreeing_equal_weights),
+		cmocka_unit_test(bounds_elections_of_fine_weights),
 		cmocka_unit_test(keeps_the_magnitude_windows_in_every_step),
 		cmocka_unit_test(bounds_cancelling_terms_by_their_sizes),
 	};
