@@ -81,11 +81,13 @@ averaged "bfloat16, only some" --dtype bf16 --only 'layer1/*' a.h5 b.h5 c.h5
 averaged "partial" --partial a.h5 b.h5 c.h5 short.h5
 # merge methods: the windows and dot products of a variable written
 # collectively measured once for all ranks (or in shares), the others' by
-# the rank that computes them; DARE's draws are keyed by element index
+# the rank that computes them; DARE's draws are keyed by element index;
+# weights of many bits, elected in plain double with a bound
 for m in "task-arithmetic --lambda 0.7" "ties --density 0.3" "ties --density 0.5 --sign count" \
          "dare-ties --density 0.6 --seed 5" "dare-linear --density 0.4 --seed 2" \
          "breadcrumbs --density 0.5 --gamma 0.05" "breadcrumbs-ties --density 0.5" \
-         "model-stock"; do
+         "model-stock" "ties --density 0.3 -w 0.3,0.7" "dare-ties --density 0.6 --seed 5 -w 0.3,0.7" \
+         "ties --density 0.5 --sign count --no-normalize -w 0.3,-0.7"; do
 	averaged "method $m" --method $m --base a.h5 b.h5 c.h5
 done
 # each variable written collectively has its windows found by one rank
