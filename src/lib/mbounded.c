@@ -35,15 +35,35 @@ static int few_apart(struct scratch *s, size_t m, size_t few)
 	return 2;
 }
 
+/* The bounds in rlo and rhi (the elements hard already among them) into
+ * out, of any type: where every element's round alike, 1; else as
+ * few_apart() says, at most few undecided. */
+static int store_bounds(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, size_t few,
+                        size_t *bad)
+{
+	size_t es = ckpt_dtype_size(v->out), over;
+	int done;
+
+	over = ckpt_from_double(v->out, s->rlo, s->lo_out, m);
+	ckpt_from_double(v->out, s->rhi, s->hi_out, m);
+	if (memcmp(s->lo_out, s->hi_out, m * es) == 0 && all_zero(s->hard, m)) {
+		memcpy(out, s->lo_out, m * es);
+		*bad += over;
+		return 1;
+	}
+	ckpt_mblock_undecided(s, m, es);
+	if ((done = few_apart(s, m, few)) != 0) /* (the undecided as 0) */
+		*bad += ckpt_from_double(v->out, s->rlo, out, m);
+	return done;
+}
+
 /* ckpt_mbounded_f32()'s end into a 16-bit type: both bounds rounded into it */
 CKPT_WIDE_VECTORS
 static int bounded_narrow(const ckpt_mvar *v, struct scratch *s, const float *b, void *out,
                           size_t m, size_t *bad)
 {
 	double n = (double)v->nx + 10, inv = 1 / v->dc, a = v->a, lambda = v->lambda;
-	size_t es = ckpt_dtype_size(v->out), over;
 	uint64_t apart = 0;
-	int done;
 
 	for (size_t i = 0; i < m; i++) {
 		double e, r = bounded_r(a, lambda, s, b[i], i, inv, n, &e);
@@ -53,19 +73,7 @@ static int bounded_narrow(const ckpt_mvar *v, struct scratch *s, const float *b,
 		s->hard[i] = 0;
 		apart += !(e <= 0x1p1000) || !(fabs(r) <= 0x1.fffffffffffffp1023) ? 1u : 0u;
 	}
-	if (apart)
-		return 0;
-	over = ckpt_from_double(v->out, s->rlo, s->lo_out, m);
-	ckpt_from_double(v->out, s->rhi, s->hi_out, m);
-	if (memcmp(s->lo_out, s->hi_out, m * es) == 0) {
-		memcpy(out, s->lo_out, m * es);
-		*bad += over;
-		return 1;
-	}
-	ckpt_mblock_undecided(s, m, es);
-	if ((done = few_apart(s, m, FEW_UNDECIDED)) != 0) /* (the few as 0) */
-		*bad += ckpt_from_double(v->out, s->rlo, out, m);
-	return done;
+	return apart ? 0 : store_bounds(v, s, out, m, FEW_UNDECIDED, bad);
 }
 
 /* S and its terms' sizes in plain double (shi, smag), each term added to
@@ -189,22 +197,6 @@ int ckpt_melect_applies(const ckpt_mvar *v)
 	return 1;
 }
 
-/* The bounds in rlo and rhi (the elements hard already among them) into
- * out, of any type: as few_apart() says, the pending elements' room the
- * limit (weights of many bits leave a tenth of some blocks undecided:
- * those would otherwise be done twice over). */
-static int store_bounds(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, size_t *bad)
-{
-	int done;
-
-	ckpt_from_double(v->out, s->rlo, s->lo_out, m);
-	ckpt_from_double(v->out, s->rhi, s->hi_out, m);
-	ckpt_mblock_undecided(s, m, ckpt_dtype_size(v->out));
-	if ((done = few_apart(s, m, BLOCK - s->npend)) != 0)
-		*bad += ckpt_from_double(v->out, s->rlo, out, m);
-	return done;
-}
-
 /* ckpt_mquick()'s election and formula element by element, nx models in
  * one loop (count, equal: how the sign is elected, whether equal_c applies;
  * constants, as formula_f32()'s).  The kept terms p = keep w t above 0 and
@@ -321,5 +313,7 @@ int ckpt_melect_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 #undef ELECT_CASES
 #undef ELECT_CASES_W
 #undef ELECT_CASE
-	return store_bounds(v, s, out, m, bad);
+	/* (the pending elements' room the limit: weights of many bits leave a
+	 * tenth of some blocks undecided, which would otherwise be done twice) */
+	return store_bounds(v, s, out, m, BLOCK - s->npend, bad);
 }
