@@ -595,6 +595,7 @@ size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,
 	s->equal_c = ckpt_mquick_equal_constant(v, s->exact_c);
 	s->quick = ckpt_mquick_applies(v);
 	s->f32 = ckpt_mquick_f32_applies(v, s->exact_c);
+	s->melect = ckpt_melect_applies(v);
 	for (size_t end = off + n; off < end; off += BLOCK)
 		bad += block(v, s, in, out, start, off, end - off < BLOCK ? end - off : BLOCK);
 	if (s->npend)

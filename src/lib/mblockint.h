@@ -24,6 +24,7 @@ struct scratch {
 	double exact_c;         /* ckpt_mquick_exact_constant() */
 	double equal_c;         /* ckpt_mquick_equal_constant() */
 	int quick, f32;         /* ckpt_mquick_applies(), ckpt_mquick_f32_applies() */
+	int melect;             /* ckpt_melect_applies() */
 	uint64_t idx[BLOCK];    /* each element's flat index */
 	size_t at[BLOCK];       /* a pending element's place in the range's out */
 	double pb[BLOCK];       /* the pending elements' base values (x: in px) */
@@ -169,6 +170,26 @@ static inline double keep_t(int64_t glo, int64_t ghi, double t)
 
 	memcpy(&key, &a, sizeof key);
 	return in_plain_window(glo, ghi, key);
+}
+
+/* r = (a D b + lambda S) / D (D du, S sum) and its bounds into lo, hi: where
+ * exact, r itself (an exact 0 made +0); else within E = n 2^-50 (|a b| +
+ * |lambda| smag / |dz|) of it (dz: D where the sums are plain).  *hard set
+ * where E or r is out of range (NaN and Inf too).  (ckpt_mquick()'s end
+ * and the bounded election's.) */
+static inline void quotient_bounds(double a, double lambda, double b, double du, double sum,
+                                   double dz, double smag, double n, double exact,
+                                   double *lo, double *hi, double *hard)
+{
+	double r = (a * du * b + lambda * sum) / du;
+	double e = n * 0x1p-50 * (fabs(a * b) + fabs(lambda) * smag / fabs(dz)) + 0x1p-1060;
+
+	e = exact != 0 ? 0 : e;
+	r = exact != 0 ? r + 0.0 : r;
+	*lo = r - e;
+	*hi = r + e;
+	*hard = e <= 0x1p1000 ? *hard : 1.0;
+	*hard = fabs(r) <= 0x1.fffffffffffffp1023 ? *hard : 1.0;
 }
 
 #if CKPT_HAVE_FMA

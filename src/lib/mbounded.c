@@ -272,19 +272,13 @@ elect_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, size_t 
 		double by_count = equal ? (uc != 0 ? span : 0.0) : 0.0;
 		double d = normalised ? dc * wa : dc, dz = d == 0 ? 1 : d;
 		double du = by_count != 0 ? dc * uc : dz;
-		double sum = by_count != 0 ? (el >= 0 ? up : un) : S;
-		double r = (a * du * bi + lambda * sum) / du, h;
-		double e = n * 0x1p-50 * (fabs(a * bi) + fabs(lambda) * fabs(S) / fabs(dz)) + 0x1p-1060;
+		double sum = by_count != 0 ? (el >= 0 ? up : un) : S, h;
 
 		sure = sp - sn == 0 ? 1.0 : sure;
 		sure = count ? 1.0 : sure;
-		e = by_count != 0 ? 0 : e;
-		r = by_count != 0 ? r + 0.0 : r; /* (an exact 0 is +0) */
-		rlo[i] = r - e;
-		rhi[i] = r + e;
 		h = sure == 0 ? 1.0 : odd;
-		h = e <= 0x1p1000 ? h : 1.0;
-		hard[i] = fabs(r) <= 0x1.fffffffffffffp1023 ? h : 1.0;
+		quotient_bounds(a, lambda, bi, du, sum, dz, fabs(S), n, by_count, &rlo[i], &rhi[i], &h);
+		hard[i] = h;
 	}
 }
 

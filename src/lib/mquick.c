@@ -346,7 +346,7 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 	int windowed = (exact || elects) && ranks && FUSED_LOOPS && v->nx <= FUSED &&
 	               plain_windows(v, start, m, glo, ghi);
 
-	if (!exact && elects && !ckpt_melect_applies(v))
+	if (!exact && elects && !s->melect)
 		return 0;
 	if (ranks && !windowed)
 		magnitude_window_f32(v, s, in, start, m);
@@ -519,16 +519,10 @@ results(const ckpt_mvar *v, struct scratch *s, size_t m, int equal)
 		int by_count = equal && uexact != 0 && exact == 0;
 		/* (one division: where no model is kept, S is 0 and r = a b) */
 		double du = by_count ? dc * s->ucount[i] : dz, sum = by_count ? s->ush[i] : s->shi[i];
-		double r = (a * du * s->b[i] + lambda * sum) / du;
-		double e = n * 0x1p-50 * (fabs(a * s->b[i]) + fabs(lambda) * s->smag[i] / fabs(dz)) +
-		           0x1p-1060;
 
-		e = exact != 0 || uexact != 0 ? 0 : e;
-		r = exact != 0 || uexact != 0 ? r + 0.0 : r; /* (an exact 0 is +0) */
-		s->rlo[i] = r - e;
-		s->rhi[i] = r + e;
-		s->hard[i] = e <= 0x1p1000 ? s->hard[i] : 1.0; /* (NaN and Inf too) */
-		s->hard[i] = fabs(r) <= 0x1.fffffffffffffp1023 ? s->hard[i] : 1.0;
+		quotient_bounds(a, lambda, s->b[i], du, sum, dz, s->smag[i], n,
+		                exact != 0 || uexact != 0 ? 1.0 : 0.0, &s->rlo[i], &s->rhi[i],
+		                &s->hard[i]);
 	}
 }
 

@@ -1185,36 +1185,51 @@ static void elects_for_any_number_of_models(void **state)
 		}
 }
 
-/* TIES' result from the exact rationals: the sign of sum w t elected (+
- * on 0), the mean of the agreeing task vectors weighted by w, rounded to
- * odd (a double that rounds once more into the stored type). */
-static double ties_exactly(const double *in, const double *w, size_t nx)
+/* The TIES family's result exactly, rounded to odd: elected by the sign
+ * of sum w t or of sum sign(w) sign(t) (+ on 0); the agreeing models' mean
+ * weighted by w (normalised), or b plus their weighted sum. */
+static double elected_exactly(const double *in, const double *w, size_t nx, int count,
+                              int normalised)
 {
-	ckpt_big e, num, den, term;
+	ckpt_big e, num, den, term, b;
+	long votes = 0;
+	int up;
 
 	ckpt_big_set(&e, 0);
 	for (size_t k = 0; k < nx; k++) {
+		double t = in[k + 1] - in[0]; /* (its sign exact) */
+
+		votes += ((w[k] > 0) - (w[k] < 0)) * ((t > 0) - (t < 0));
 		ckpt_big_set(&term, in[k + 1]);
-		ckpt_big_set(&num, in[0]);
-		ckpt_big_sub(&term, &num);
+		ckpt_big_set(&b, in[0]);
+		ckpt_big_sub(&term, &b);
 		ckpt_big_mul(&term, w[k]);
 		ckpt_big_add(&e, &term);
 	}
+	up = count ? votes >= 0 : ckpt_big_sign(&e) >= 0;
 	ckpt_big_set(&num, 0);
 	ckpt_big_set(&den, 0);
 	for (size_t k = 0; k < nx; k++) {
-		double t = in[k + 1] - in[0]; /* (exact: its sign) */
+		double t = in[k + 1] - in[0];
+		int sign = ((w[k] > 0) - (w[k] < 0)) * ((t > 0) - (t < 0));
 
-		if (t == 0 || (t > 0) != (ckpt_big_sign(&e) >= 0))
+		if (sign == 0 || (sign > 0) != up)
 			continue;
-		ckpt_big_set(&term, in[k + 1]); /* w x_k: b w - w b + w x_k */
+		ckpt_big_set(&term, in[k + 1]);
+		ckpt_big_set(&b, in[0]);
+		ckpt_big_sub(&term, &b);
 		ckpt_big_mul(&term, w[k]);
 		ckpt_big_add(&num, &term);
 		ckpt_big_set(&term, w[k]);
 		ckpt_big_add(&den, &term);
 	}
-	if (ckpt_big_sign(&den) == 0)
+	if (normalised && ckpt_big_sign(&den) == 0)
 		return in[0];
+	if (!normalised)
+		ckpt_big_set(&den, 1);
+	b = den; /* (b D + S) / D */
+	ckpt_big_mul(&b, in[0]);
+	ckpt_big_add(&num, &b);
 	return ckpt_big_quotient(&num, &den, 1) + 0.0;
 }
 
@@ -1282,61 +1297,13 @@ static void decides_ties_of_agreeing_equal_weights(void **state)
 
 			for (size_t k = 0; k <= NX; k++)
 				in[k] = d[k][i];
-			odd = ties_exactly(in, w, NX);
+			odd = elected_exactly(in, w, NX, 0, 1);
 			assert_true(fout[i] == (float)odd);
 			if (bits == 7)
 				assert_int_equal(hout[i], ckpt_double_to_bf16(odd));
 		}
 	}
 	assert_true(ties > N / 8);
-}
-
-/* The TIES family's result exactly, rounded to odd: elected by the sign
- * of sum w t or of sum sign(w) sign(t) (+ on 0); the agreeing models' mean
- * weighted by w (normalised), or b plus their weighted sum. */
-static double elected_exactly(const double *in, const double *w, size_t nx, int count,
-                              int normalised)
-{
-	ckpt_big e, num, den, term, b;
-	long votes = 0;
-	int up;
-
-	ckpt_big_set(&e, 0);
-	for (size_t k = 0; k < nx; k++) {
-		double t = in[k + 1] - in[0]; /* (its sign exact) */
-
-		votes += ((w[k] > 0) - (w[k] < 0)) * ((t > 0) - (t < 0));
-		ckpt_big_set(&term, in[k + 1]);
-		ckpt_big_set(&b, in[0]);
-		ckpt_big_sub(&term, &b);
-		ckpt_big_mul(&term, w[k]);
-		ckpt_big_add(&e, &term);
-	}
-	up = count ? votes >= 0 : ckpt_big_sign(&e) >= 0;
-	ckpt_big_set(&num, 0);
-	ckpt_big_set(&den, 0);
-	for (size_t k = 0; k < nx; k++) {
-		double t = in[k + 1] - in[0];
-		int sign = ((w[k] > 0) - (w[k] < 0)) * ((t > 0) - (t < 0));
-
-		if (sign == 0 || (sign > 0) != up)
-			continue;
-		ckpt_big_set(&term, in[k + 1]);
-		ckpt_big_set(&b, in[0]);
-		ckpt_big_sub(&term, &b);
-		ckpt_big_mul(&term, w[k]);
-		ckpt_big_add(&num, &term);
-		ckpt_big_set(&term, w[k]);
-		ckpt_big_add(&den, &term);
-	}
-	if (normalised && ckpt_big_sign(&den) == 0)
-		return in[0];
-	if (!normalised)
-		ckpt_big_set(&den, 1);
-	b = den; /* (b D + S) / D */
-	ckpt_big_mul(&b, in[0]);
-	ckpt_big_add(&num, &b);
-	return ckpt_big_quotient(&num, &den, 1) + 0.0;
 }
 
 /* Elections where no element is exact (weights 0.3, 0.3, 0.4 and others
