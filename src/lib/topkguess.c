@@ -47,12 +47,24 @@ static inline int put(struct boundary *b, int lane, size_t *c, size_t *end, stru
  * gathered into the bits of a word, in a loop that vectorises; then the
  * few keys in a window found as the set bits of the words (not tested one
  * by one: the branches missed cost more than the rest of the gathering;
- * not as a byte per key: packing bytes took more than the tests). */
+ * not as a byte per key: packing bytes took more than the tests).
+ *
+ * Float32 values are tested by float keys, |x - b| in float: twice the
+ * lanes of the double keys'.  An element's float key is its key rounded
+ * to float - where x - b is a double that is its rounding once; where it
+ * is not (|b| below 2^-29 |x|, or the reverse), both round to x, far from
+ * a float's halfway point - so float keys are in the keys' order, equal
+ * ones aside: the window's float edges (float_edge()) hold every key of
+ * the window, a key above the float top is above the window, and the few
+ * at an edge that are not the window's (keys that round alike) are told
+ * by their key when gathered. */
 enum { RUN = 512, WORDS = RUN / 64 };
 
 struct window {
 	uint64_t lo, span;
 	int64_t top; /* (keys are below 2^63: a top past it counts none above) */
+	uint32_t flo, fspan; /* (the float keys' window) */
+	int32_t ftop;
 };
 
 /* Where the keys come from: keys, or (keys NULL) |x - b| of floats. */
@@ -65,6 +77,33 @@ static inline uint64_t key_at(const uint64_t *keys, const float *b, const float 
                               int keyed)
 {
 	return keyed ? keys[i] : ckpt_magnitude_key_f32(x[i], b[i]);
+}
+
+static inline uint32_t float_key(float x, float b)
+{
+	float t = fabsf(x - b);
+	uint32_t k;
+
+	memcpy(&k, &t, sizeof k);
+	return k;
+}
+
+/* The float key of key k (a window's edge: any integer below 2^63), in
+ * the keys' order; those of Inf and NaN (an edge's, any) past every
+ * float's: at least Inf's for the window's least, the largest for its
+ * top. */
+static uint32_t float_edge(uint64_t k, int top)
+{
+	double d;
+	float f;
+	uint32_t u;
+
+	if (k >= UINT64_C(0x7ff0000000000000))
+		return top ? 0x7fffffffu : 0x7f800000u;
+	memcpy(&d, &k, sizeof d);
+	f = (float)d;
+	memcpy(&u, &f, sizeof u);
+	return u;
 }
 
 /* Up to 64 keys from i: bit j of in[w] where key i + j is in window w. */
@@ -91,6 +130,45 @@ static inline void test_word(const uint64_t *restrict keys, const float *restric
 	above[1] += a1;
 }
 
+/* (test_word() of float keys, 32 of them at most: 32-bit lanes
+ * throughout) */
+static inline void test_half_f32(const float *restrict b, const float *restrict x, size_t m,
+                                 const struct window *w, int nw, uint32_t *above,
+                                 uint32_t *in)
+{
+	uint32_t a0 = 0, a1 = 0, in0 = 0, in1 = 0;
+
+	for (size_t j = 0; j < m; j++) {
+		uint32_t key = float_key(x[j], b[j]);
+
+		in0 |= (uint32_t)(key - w[0].flo <= w[0].fspan) << j;
+		a0 += (int32_t)key > w[0].ftop ? 1u : 0u;
+		if (nw > 1) {
+			in1 |= (uint32_t)(key - w[1].flo <= w[1].fspan) << j;
+			a1 += (int32_t)key > w[1].ftop ? 1u : 0u;
+		}
+	}
+	in[0] = in0;
+	in[1] = in1;
+	above[0] += a0;
+	above[1] += a1;
+}
+
+static inline void test_word_f32(const float *restrict b, const float *restrict x, size_t i,
+                                 size_t m, const struct window *w, int nw, uint64_t *above,
+                                 uint64_t *in)
+{
+	uint32_t lo[2], hi[2] = {0, 0}, a[2] = {0, 0};
+
+	test_half_f32(b + i, x + i, m < 32 ? m : 32, w, nw, a, lo);
+	if (m > 32)
+		test_half_f32(b + i + 32, x + i + 32, m - 32, w, nw, a, hi);
+	in[0] = (uint64_t)hi[0] << 32 | lo[0];
+	in[WORDS] = (uint64_t)hi[1] << 32 | lo[1];
+	above[0] += a[0];
+	above[1] += a[1];
+}
+
 static inline void test_windows(const uint64_t *restrict keys, const float *restrict b,
                                 const float *restrict x, size_t m, const struct window *w,
                                 int nw, int keyed, uint64_t *above, uint64_t *in)
@@ -98,9 +176,14 @@ static inline void test_windows(const uint64_t *restrict keys, const float *rest
 	size_t i = 0;
 
 	for (; i + 64 <= m; i += 64)
-		test_word(keys, b, x, i, 64, w, nw, keyed, above, in + i / 64);
-	if (i < m)
+		if (keyed)
+			test_word(keys, b, x, i, 64, w, nw, keyed, above, in + i / 64);
+		else
+			test_word_f32(b, x, i, 64, w, nw, above, in + i / 64);
+	if (i < m && keyed)
 		test_word(keys, b, x, i, m - i, w, nw, keyed, above, in + i / 64);
+	else if (i < m)
+		test_word_f32(b, x, i, m - i, w, nw, above, in + i / 64);
 }
 
 /* (each case its own loop: the count of windows and the source constant) */
@@ -140,6 +223,9 @@ static void gather(struct boundary **bd, int nw, int lane, const struct source *
 		w[k].lo = bd[k]->glo;
 		w[k].span = bd[k]->ghi - bd[k]->glo;
 		w[k].top = (w[k].lo + w[k].span) >> 63 ? INT64_MAX : (int64_t)(w[k].lo + w[k].span);
+		w[k].flo = float_edge(w[k].lo, 0);
+		w[k].fspan = float_edge((uint64_t)w[k].top, 1) - w[k].flo;
+		w[k].ftop = (int32_t)float_edge((uint64_t)w[k].top, 1);
 		g[k] = (struct gathering){bd[k], bd[k]->ncand[lane], bd[k]->cend[lane], 0};
 	}
 	for (size_t off = 0; live && off < n; off += RUN) {
@@ -153,11 +239,15 @@ static void gather(struct boundary **bd, int nw, int lane, const struct source *
 				for (uint64_t bits = in[k * WORDS + i]; bits && !gk->full;
 				     bits &= bits - 1) {
 					size_t j = off + 64 * i + (size_t)__builtin_ctzll(bits);
+					uint64_t key = key_at(src->keys, src->b, src->x, j,
+					                      src->keys != NULL);
 
+					if (key - w[k].lo > w[k].span) { /* (a float key's edge) */
+						above[k] += (int64_t)key > w[k].top;
+						continue;
+					}
 					if (put(gk->bd, lane, &gk->c, &gk->end,
-					        (struct candidate){key_at(src->keys, src->b, src->x, j,
-					                                  src->keys != NULL),
-					                           start + j}) < 0) {
+					        (struct candidate){key, start + j}) < 0) {
 						gk->full = 1; /* (its guess is dropped) */
 						live--;
 					}

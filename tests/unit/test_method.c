@@ -688,6 +688,73 @@ static void selects_from_floats_as_from_their_keys(void **state)
 	free(x);
 }
 
+/* The rank of the first key below `from` of a float key other than the
+ * key's before it (the largest of its float key's). */
+static size_t next_float_key(const uint64_t *keys, const uint64_t *order, size_t from)
+{
+	for (size_t r = from;; r++) {
+		double a, b;
+
+		memcpy(&a, &keys[order[r - 1]], sizeof a);
+		memcpy(&b, &keys[order[r]], sizeof b);
+		if ((float)a != (float)b)
+			return r;
+	}
+}
+
+/* Float32 values are tested by float keys, which round keys alike where
+ * x - b has more bits than a float: x = 1 + i 2^-23 (i < 4) against b =
+ * j 2^-40 (j < 1024) - a thousand keys for each float key, and more
+ * elements of one than a window holds: boundaries with a window's least
+ * or its largest key of their float key, or both; and keys past
+ * the floats': NaNs of many payloads (more than the room: windows within
+ * them), Inf, |x - b| above the largest float (3e38 - -3e38, float key
+ * Inf) - the sort's elements, in one pass with a guess, narrowed or not. */
+static void selects_floats_whose_keys_round_alike(void **state)
+{
+	enum { N = 1500000, BIG = 40, NANS = (N + 3) / 7 };
+	uint64_t *keys = malloc(N * sizeof *keys), *order = malloc(N * sizeof *order);
+	float *b = malloc(N * sizeof *b), *x = malloc(N * sizeof *x);
+	size_t g, ranks[5][2];
+
+	(void)state;
+	assert_true(keys && order && b && x);
+	srand(15);
+	for (size_t i = 0; i < N; i++) {
+		uint32_t nan = 0x7fc00000u | (uint32_t)(rand() % (1 << 22));
+
+		b[i] = (float)(rand() % 1024) * 0x1p-40f;
+		x[i] = 1 + (float)(rand() % 4) * 0x1p-23f;
+		if (i % 7 == 3)
+			memcpy(&x[i], &nan, sizeof nan);
+		if (i % 1000 == 1 && i < 1000 * (size_t)BIG) {
+			x[i] = i % 3000 == 1 ? 3e38f : i % 3000 == 1001 ? INFINITY : -INFINITY;
+			b[i] = i % 3000 == 1 ? -3e38f : 2e38f;
+		}
+		keys[i] = ckpt_magnitude_key_f32(x[i], b[i]);
+		order[i] = i;
+	}
+	sort_keys = keys;
+	qsort(order, N, sizeof *order, by_key_then_index);
+	g = next_float_key(keys, order, NANS + BIG + 10);
+	memcpy(ranks, (size_t[5][2]){{5, NANS + 10}, {1000, NANS + 35}, {g + 20000, g + 160000},
+	                             {g + 160000, g + 160001}, {NANS + 20, 900000}},
+	       sizeof ranks);
+	feed_b = b;
+	feed_x = x;
+	for (narrowing = 0; narrowing < 2; narrowing++)
+		for (size_t r = 0; r < 5; r++)
+			assert_int_equal(select_with_sample(keys, order, N, keys, N / 4, ranks[r][0],
+			                                    ranks[r][1]),
+			                 1);
+	narrowing = 1;
+	feed_b = feed_x = NULL;
+	free(keys);
+	free(order);
+	free(b);
+	free(x);
+}
+
 /* The selection between passes: c[k] the k-th by key (larger first), by
  * index among equal keys (lower first), and those before it all ranked
  * before it (the windows narrowed select within them); the k-th alone
@@ -1491,6 +1558,7 @@ int main(void)
 		cmocka_unit_test(selects_ranks_as_a_sort_does),
 		cmocka_unit_test(selects_large_variables_with_or_without_a_guess),
 		cmocka_unit_test(selects_from_floats_as_from_their_keys),
+		cmocka_unit_test(selects_floats_whose_keys_round_alike),
 		cmocka_unit_test(selects_a_rank_and_those_before_it),
 		cmocka_unit_test(a_guess_room_is_shared_by_the_lanes),
 		cmocka_unit_test(guesses_within_a_known_group),
