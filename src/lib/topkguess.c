@@ -107,15 +107,13 @@ static uint32_t float_edge(uint64_t k, int top)
 }
 
 /* Up to 64 keys from i: bit j of in[w] where key i + j is in window w. */
-static inline void test_word(const uint64_t *restrict keys, const float *restrict b,
-                             const float *restrict x, size_t i, size_t m,
-                             const struct window *w, int nw, int keyed, uint64_t *above,
-                             uint64_t *in)
+static inline void test_word(const uint64_t *restrict keys, size_t i, size_t m,
+                             const struct window *w, int nw, uint64_t *above, uint64_t *in)
 {
 	uint64_t a0 = 0, a1 = 0, in0 = 0, in1 = 0;
 
 	for (size_t j = 0; j < m; j++) {
-		uint64_t key = key_at(keys, b, x, i + j, keyed);
+		uint64_t key = keys[i + j];
 
 		in0 |= (uint64_t)(key - w[0].lo <= w[0].span) << j;
 		a0 += (int64_t)key > w[0].top ? 1u : 0u;
@@ -175,15 +173,14 @@ static inline void test_windows(const uint64_t *restrict keys, const float *rest
 {
 	size_t i = 0;
 
-	for (; i + 64 <= m; i += 64)
+	for (; i < m; i += 64) {
+		size_t n = m - i < 64 ? m - i : 64;
+
 		if (keyed)
-			test_word(keys, b, x, i, 64, w, nw, keyed, above, in + i / 64);
+			test_word(keys, i, n, w, nw, above, in + i / 64);
 		else
-			test_word_f32(b, x, i, 64, w, nw, above, in + i / 64);
-	if (i < m && keyed)
-		test_word(keys, b, x, i, m - i, w, nw, keyed, above, in + i / 64);
-	else if (i < m)
-		test_word_f32(b, x, i, m - i, w, nw, above, in + i / 64);
+			test_word_f32(b, x, i, n, w, nw, above, in + i / 64);
+	}
 }
 
 /* (each case its own loop: the count of windows and the source constant) */
@@ -224,8 +221,8 @@ static void gather(struct boundary **bd, int nw, int lane, const struct source *
 		w[k].span = bd[k]->ghi - bd[k]->glo;
 		w[k].top = (w[k].lo + w[k].span) >> 63 ? INT64_MAX : (int64_t)(w[k].lo + w[k].span);
 		w[k].flo = float_edge(w[k].lo, 0);
-		w[k].fspan = float_edge((uint64_t)w[k].top, 1) - w[k].flo;
 		w[k].ftop = (int32_t)float_edge((uint64_t)w[k].top, 1);
+		w[k].fspan = (uint32_t)w[k].ftop - w[k].flo;
 		g[k] = (struct gathering){bd[k], bd[k]->ncand[lane], bd[k]->cend[lane], 0};
 	}
 	for (size_t off = 0; live && off < n; off += RUN) {
