@@ -596,6 +596,8 @@ size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,
 	s->quick = ckpt_mquick_applies(v);
 	s->f32 = ckpt_mquick_f32_applies(v, s->exact_c);
 	s->melect = ckpt_melect_applies(v);
+	if (s->f32 == 2)
+		ckpt_mfloat_setup(v, &s->fl);
 	for (size_t end = off + n; off < end; off += BLOCK)
 		bad += block(v, s, in, out, start, off, end - off < BLOCK ? end - off : BLOCK);
 	if (s->npend)

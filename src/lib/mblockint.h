@@ -13,6 +13,27 @@
 
 #define BLOCK 256
 
+/* The models the float32 steps take element by element in one loop (the
+ * loop over them unrolled); more, a model at a time.  (clang leaves those
+ * loops scalar - it vectorises the loops over the models, whose sums it
+ * may not reorder, and not the loop over the elements - and takes the
+ * loops a model at a time instead.) */
+enum { FUSED = 4 };
+#ifdef __clang__
+#define FUSED_LOOPS 0
+#else
+#define FUSED_LOOPS 1
+#endif
+
+/* The float lanes' step (mfloat.c) for a variable: whether it applies
+ * (on), its bounds on an element's inputs' exponent fields (the largest's
+ * less the least nonzero one's at most span, the least at least lmin),
+ * its coefficients as floats. */
+struct mfloat {
+	int on, span, lmin;
+	float w[FUSED], a, lambda, dc;
+};
+
 /* A block's working arrays; x, th, tl and keep hold one row per model. */
 struct scratch {
 	double b[BLOCK], shi[BLOCK], slo[BLOCK], smag[BLOCK], big[BLOCK], least[BLOCK];
@@ -25,6 +46,9 @@ struct scratch {
 	double equal_c;         /* ckpt_mquick_equal_constant() */
 	int quick, f32;         /* ckpt_mquick_applies(), ckpt_mquick_f32_applies() */
 	int melect;             /* ckpt_melect_applies() */
+	struct mfloat fl;       /* ckpt_mfloat_setup() */
+	float fres[BLOCK];      /* its results, and 1 where an element is not */
+	float fmiss[BLOCK];     /* exact in float */
 	uint64_t idx[BLOCK];    /* each element's flat index */
 	size_t at[BLOCK];       /* a pending element's place in the range's out */
 	double pb[BLOCK];       /* the pending elements' base values (x: in px) */
@@ -45,18 +69,6 @@ static inline const double *keep_row(const struct scratch *s, size_t k, int mask
 {
 	return masked ? s->keep + k * BLOCK : s->ones;
 }
-
-/* The models the float32 steps take element by element in one loop (the
- * loop over them unrolled); more, a model at a time.  (clang leaves those
- * loops scalar - it vectorises the loops over the models, whose sums it
- * may not reorder, and not the loop over the elements - and takes the
- * loops a model at a time instead.) */
-enum { FUSED = 4 };
-#ifdef __clang__
-#define FUSED_LOOPS 0
-#else
-#define FUSED_LOOPS 1
-#endif
 
 /* Track a term's size: the largest, and the least nonzero. */
 static inline void track(double t, double *big, double *least)
@@ -212,6 +224,14 @@ double ckpt_mquick_exact_constant(const ckpt_mvar *v);
 /* Where it is exact for agreeing models of one weight (0: nowhere else) */
 double ckpt_mquick_equal_constant(const ckpt_mvar *v, double exact_c);
 size_t ckpt_mquick(const ckpt_mvar *v, struct scratch *s, void *out, size_t m, int masked);
+/* The terms of its exact constant c (none: returns 0): D's largest over
+ * the power of two all its values are multiples of (dodd), the least
+ * exponent E. */
+struct ckpt_exact_terms {
+	double c, dodd;
+	int e;
+};
+int ckpt_mquick_exact_terms(const ckpt_mvar *v, struct ckpt_exact_terms *x);
 
 /* Its float32 step (the inputs float32, or 16-bit floats widened to
  * float): whether it applies to v (0; 1: all float32; 2: through float
@@ -239,6 +259,14 @@ int ckpt_mbounded_f32(const ckpt_mvar *v, struct scratch *s, const float *const 
  * from the keep rows or (glo not NULL) the plain windows (plain_windows()),
  * leaving the rows as they are. */
 int ckpt_melect_applies(const ckpt_mvar *v);
+/* The float lanes' step (mfloat.c), where every input is a 16-bit float:
+ * its setup for v; the block into out where every element is exact in
+ * float (1), or all but FEW_UNDECIDED at most (2, those hard, as
+ * ckpt_mquick_f32()'s; else 0, nothing stored), from the keep rows or
+ * (glo not NULL) the plain windows. */
+void ckpt_mfloat_setup(const ckpt_mvar *v, struct mfloat *f);
+int ckpt_mfloat(const ckpt_mvar *v, struct scratch *s, const float *const *in, void *out,
+                size_t m, int masked, const int64_t *glo, const int64_t *ghi, size_t *bad);
 int ckpt_melect_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, void *out,
                     size_t m, int masked, const int64_t *glo, const int64_t *ghi, size_t *bad);
 

@@ -64,7 +64,7 @@ static double odd_part(double x)
  * of a narrow type that r is not (f32mean.c's argument, scaled by 2^f).
  * Returns C such that big C <= least 2^53 says so for an element; 0 where
  * no element can be (wide inputs, coefficients of many bits). */
-static double exact_constant(const ckpt_mvar *v, const double *weights)
+static double exact_terms(const ckpt_mvar *v, const double *weights, struct ckpt_exact_terms *x)
 {
 	int normalised = ckpt_method_elects(v->m->kind) && v->m->normalize;
 	double w = 0, dmax, m, c;
@@ -90,7 +90,22 @@ static double exact_constant(const ckpt_mvar *v, const double *weights)
 	if (e < -600 || !(m < 0x1p60))
 		return 0;
 	c = m * ldexp(1, p - e);
-	return c <= 0x1p50 ? c : 0;
+	if (!(c <= 0x1p50))
+		return 0;
+	*x = (struct ckpt_exact_terms){c, ldexp(dmax, -ld), e};
+	return c;
+}
+
+static double exact_constant(const ckpt_mvar *v, const double *weights)
+{
+	struct ckpt_exact_terms x;
+
+	return exact_terms(v, weights, &x);
+}
+
+int ckpt_mquick_exact_terms(const ckpt_mvar *v, struct ckpt_exact_terms *x)
+{
+	return exact_terms(v, v->m->weights, x) != 0;
 }
 
 double ckpt_mquick_exact_constant(const ckpt_mvar *v)
@@ -341,14 +356,25 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
                     uint64_t start, size_t m, int masked, size_t *bad)
 {
 	int elects = ckpt_method_elects(v->m->kind), ranks = ckpt_method_ranks(v->m->kind);
-	int exact = s->exact_c != 0 && block_exact(in, v->nx + 1, m, s->exact_c);
 	int64_t glo[FUSED], ghi[FUSED];
-	int windowed = (exact || elects) && ranks && FUSED_LOOPS && v->nx <= FUSED &&
-	               plain_windows(v, start, m, glo, ghi);
+	int plain = ranks && FUSED_LOOPS && v->nx <= FUSED && plain_windows(v, start, m, glo, ghi);
+	int rows = 0, exact, windowed;
 
+	if (s->fl.on) { /* (where every element is exact in float) */
+		if (ranks && !plain) {
+			magnitude_window_f32(v, s, in, start, m);
+			rows = 1;
+		}
+		int done = ckpt_mfloat(v, s, in, out, m, masked, plain ? glo : NULL, ghi, bad);
+
+		if (done)
+			return done;
+	}
+	exact = s->exact_c != 0 && block_exact(in, v->nx + 1, m, s->exact_c);
+	windowed = (exact || elects) && plain;
 	if (!exact && elects && !s->melect)
 		return 0;
-	if (ranks && !windowed)
+	if (ranks && !windowed && !rows)
 		magnitude_window_f32(v, s, in, start, m);
 	if (!exact && elects) {
 		int done = ckpt_melect_f32(v, s, in, out, m, masked, windowed ? glo : NULL, ghi, bad);

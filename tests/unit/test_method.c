@@ -1547,6 +1547,271 @@ static void bounds_cancelling_terms_by_their_sizes(void **state)
 	}
 }
 
+/* r = (a D b + lambda S) / D exactly, rounded to odd: S the kept models'
+ * weighted task vectors (where it elects, those agreeing with the sign of
+ * their sum or count, + on 0), D dc (times the agreeing weights where
+ * normalised; a b where none agree). */
+static double formula_exactly(const ckpt_mvar *v, const double *in, const int *keep)
+{
+	const ckpt_method *m = v->m;
+	int elects = ckpt_method_elects(m->kind), up;
+	ckpt_big e, num, den, term, b;
+	long votes = 0;
+
+	ckpt_big_set(&e, 0);
+	ckpt_big_set(&num, 0);
+	ckpt_big_set(&den, 0);
+	for (int pass = 0; pass < 2; pass++) {
+		up = m->sign_count ? votes >= 0 : ckpt_big_sign(&e) >= 0;
+		for (size_t k = 0; k < v->nx; k++) {
+			double t = in[k + 1] - in[0]; /* (its sign exact) */
+			int sign = ((m->weights[k] > 0) - (m->weights[k] < 0)) * ((t > 0) - (t < 0));
+
+			if (!keep[k] || (pass && elects && (sign == 0 || (sign > 0) != up)))
+				continue;
+			ckpt_big_set(&term, in[k + 1]);
+			ckpt_big_set(&b, in[0]);
+			ckpt_big_sub(&term, &b);
+			ckpt_big_mul(&term, m->weights[k]);
+			ckpt_big_add(pass ? &num : &e, &term);
+			votes += pass ? 0 : sign;
+			ckpt_big_set(&term, m->weights[k]);
+			if (pass)
+				ckpt_big_add(&den, &term);
+		}
+	}
+	if (!elects || !m->normalize || ckpt_big_sign(&den) == 0)
+		ckpt_big_set(&den, 1);
+	ckpt_big_mul(&den, v->dc);
+	ckpt_big_mul(&num, v->lambda);
+	b = den;
+	ckpt_big_mul(&b, in[0]);
+	ckpt_big_mul(&b, v->a);
+	ckpt_big_add(&num, &b);
+	return ckpt_big_quotient(&num, &den, 1) + 0.0;
+}
+
+/* Whether model k keeps element i: its DARE draw, its magnitude window. */
+static int keeps(const ckpt_mvar *v, size_t k, uint64_t i, double x, double b)
+{
+	if (ckpt_method_random(v->m->kind))
+		return ckpt_dare_draw(v->mask_key, k, i) < v->m->density;
+	if (ckpt_method_ranks(v->m->kind))
+		return ranks_within(&v->lo[k], &v->hi[k], ckpt_magnitude_key(x, b), i);
+	return 1;
+}
+
+enum { LANES_N = 8 * BLOCK, LANES_MOST = 4 };
+
+/* Inputs for the float lanes, by block: values of a few bits (every
+ * element within the bounds); five of 2^-20 (past the span: the exact
+ * step takes them); forty of them (the block goes to the double steps);
+ * values of 7 bits over 2^12; eight elements of values near the type's
+ * largest; zeros of either sign; a NaN and an infinity; a few bits
+ * again.  A quarter of the task vectors are 0. */
+static void lanes_inputs(double d[][LANES_N], size_t nx, double largest, uint64_t z)
+{
+	for (size_t k = 0; k <= nx; k++)
+		for (size_t i = 0; i < LANES_N; i++) {
+			size_t blk = i / BLOCK, j = i % BLOCK;
+			int sign;
+
+			z = z * 6364136223846793005u + 1442695040888963407u;
+			sign = z >> 63 ? -1 : 1;
+			d[k][i] = sign * ldexp((double)(z >> 60 & 7), -3);
+			if (blk == 4)
+				d[k][i] = sign * ldexp((double)(z >> 57 & 127), -(int)((z >> 20) % 12));
+			if (blk == 5 && j % 32 == 7)
+				d[k][i] = sign * largest * (double)(4 + (z >> 62)) / 8;
+			if (blk == 6)
+				d[k][i] = (z >> 62 & 1) ? sign * 0.125 : sign * 0.0;
+			if (k && (z >> 58) % 4 == 0)
+				d[k][i] = d[0][i];
+			if (k == 1 && ((blk == 2 && j % 50 == 3) || (blk == 3 && j % 6 == 1)))
+				d[k][i] = 0x1p-20;
+		}
+	d[1][7 * BLOCK + 9] = NAN;
+	d[nx][7 * BLOCK + 99] = INFINITY;
+}
+
+/* bfloat16 and float16 inputs take float32 lanes where every element is
+ * exact in float (mfloat.c): every way of electing or none, keeps from
+ * windows (plain ones and rows), from DARE's draws and none, 1 to 4
+ * models, float32, bfloat16 and float16 out, against the exact result
+ * rounded once; NaN and infinite inputs as the float32 inputs' step has
+ * them.  The setup finds the lanes on for each, and the block step
+ * decides a block within the bounds (1), leaves a few undecided (2, as
+ * hard) and refuses more (0). */
+static void computes_16_bit_floats_in_float_lanes(void **state)
+{
+	static const ckpt_dtype narrow[] = {CKPT_BF16, CKPT_F16};
+	static const ckpt_dtype outs[] = {CKPT_F32, CKPT_BF16, CKPT_F16};
+	static const ckpt_method_kind kinds[] = {CKPT_TASK_ARITHMETIC, CKPT_TIES, CKPT_TIES,
+	                                         CKPT_BREADCRUMBS, CKPT_DARE_TIES,
+	                                         CKPT_DARE_LINEAR};
+	static double d[LANES_MOST + 1][LANES_N];
+	static uint16_t h[LANES_MOST + 1][LANES_N];
+	static float f[LANES_MOST + 1][LANES_N];
+	static unsigned char got[LANES_N * 4], ref[LANES_N * 4], want[4];
+	const void *hin[LANES_MOST + 1], *fin[LANES_MOST + 1];
+	double w[LANES_MOST] = {1, 0.5, 2, 0.25};
+	ckpt_dtype htypes[LANES_MOST + 1], ftypes[LANES_MOST + 1];
+	ckpt_rank_cut lo[LANES_MOST], hi[LANES_MOST];
+	struct mfloat fl;
+	size_t total = 0;
+	int round = 0;
+
+	(void)state;
+	for (size_t k = 0; k < LANES_MOST; k++) { /* (blocks 1 and 5 hold a cut) */
+		lo[k] = (ckpt_rank_cut){ckpt_magnitude_key(1 + 0.125 * (double)k, 0), 300 + k, 0};
+		hi[k] = (ckpt_rank_cut){ckpt_magnitude_key(0.25, 0), 5 * BLOCK + 7 + 32 * k, 0};
+	}
+	for (size_t ti = 0; ti < 2; ti++)
+		for (size_t nx = 1; nx <= LANES_MOST; nx++) {
+			ckpt_dtype t = narrow[ti];
+
+			lanes_inputs(d, nx, t == CKPT_BF16 ? 0x1p127 : 0x1p15, 40 + nx + 10 * ti);
+			for (size_t k = 0; k <= nx; k++) {
+				ckpt_from_double(t, d[k], h[k], LANES_N);
+				ckpt_to_double(t, h[k], d[k], LANES_N);
+				for (size_t i = 0; i < LANES_N; i++)
+					f[k][i] = (float)d[k][i];
+				hin[k] = h[k];
+				fin[k] = f[k];
+				htypes[k] = t;
+				ftypes[k] = CKPT_F32;
+			}
+			for (size_t mi = 0; mi < sizeof kinds / sizeof *kinds; mi++)
+				for (size_t oi = 0; oi < 3; oi++, round++) {
+					double density = ckpt_method_random(kinds[mi]) ? 0.5 : 1;
+					ckpt_method m = {.kind = kinds[mi], .nmodels = nx, .weights = w,
+					                 .lambda = round % 2 ? 0.75 : 1, .density = density,
+					                 .sign_count = mi == 2, .normalize = round % 5 != 4,
+					                 .divisor = 1};
+					ckpt_mvar v = {.m = &m, .out = outs[oi], .types = htypes,
+					               .mask_key = ckpt_dare_key(9, "w"), .lo = lo, .hi = hi,
+					               .a = 1, .lambda = m.lambda, .dc = density, .nx = nx};
+					size_t es = ckpt_dtype_size(v.out), bad = 0;
+
+					ckpt_mfloat_setup(&v, &fl);
+					assert_true(fl.on);
+					size_t over = ckpt_method_range(&v, hin, got, 0, 0, LANES_N);
+
+					v.types = ftypes;
+					assert_int_equal(ckpt_method_range(&v, fin, ref, 0, 0, LANES_N), over);
+					for (size_t i = 0; i < LANES_N; i++) {
+						double x[LANES_MOST + 1], r;
+						int keep[LANES_MOST], special = 0;
+
+						for (size_t k = 0; k <= nx; k++) {
+							x[k] = d[k][i];
+							special |= !isfinite(x[k]);
+						}
+						if (special) {
+							assert_memory_equal(got + i * es, ref + i * es, es);
+							continue;
+						}
+						for (size_t k = 0; k < nx; k++)
+							keep[k] = keeps(&v, k, i, x[k + 1], x[0]);
+						r = formula_exactly(&v, x, keep);
+						bad += ckpt_from_double(v.out, &r, want, 1);
+						assert_memory_equal(got + i * es, want, es);
+					}
+					assert_true(bad <= over && over <= bad + 2); /* (and the specials') */
+					total += bad;
+				}
+		}
+	assert_true(total > 0); /* (task arithmetic past bfloat16's largest) */
+}
+
+/* The float lanes' bounds, on one block of task arithmetic (bfloat16 in
+ * and out): every element within them, the block stored (1); an element
+ * span fields below the base's is within, one further not, nor a
+ * subnormal: those undecided (hard, 2); FEW_UNDECIDED + 1 of them, the
+ * block refused (0); a D of 14 odd bits for bfloat16 out and not for
+ * float16 (d < 2^(24 - p_o)).  And TIES of a weight 2^-30, where the least input
+ * field is lmin = p - E - 23 = 15 (G = 2^-149): an input of 8 bits at that
+ * field is within (its product by the weight a float), one a field below
+ * is not; the results exact either way. */
+static void bounds_the_float_lanes_as_documented(void **state)
+{
+	static float b[BLOCK], x[BLOCK];
+	static uint16_t out[BLOCK], h[2][BLOCK];
+	const float *in[2] = {b, x};
+	double w = 1;
+	ckpt_dtype types[2] = {CKPT_BF16, CKPT_BF16};
+	ckpt_method m = {.kind = CKPT_TASK_ARITHMETIC, .nmodels = 1, .weights = &w, .lambda = 1,
+	                 .density = 1, .normalize = 1, .divisor = 1};
+	ckpt_mvar v = {.m = &m, .out = CKPT_BF16, .types = types, .a = 1, .lambda = 1, .dc = 1,
+	               .nx = 1};
+	struct scratch *s = calloc(1, sizeof *s);
+	size_t bad = 0;
+	int span;
+
+	(void)state;
+	assert_non_null(s);
+	for (size_t i = 0; i < BLOCK; i++) {
+		s->ones[i] = 1;
+		b[i] = 1 + (float)(i % 8) / 8;
+		x[i] = (float)(i % 5) / 4 - 0.5f;
+	}
+	ckpt_mfloat_setup(&v, &s->fl);
+	assert_true(s->fl.on && s->fl.lmin == 1);
+	span = s->fl.span;
+	assert_int_equal(span, 22 - 10); /* (C = M 2^8, M = |a| D + 2 |lambda| W = 3) */
+	assert_int_equal(ckpt_mfloat(&v, s, in, out, BLOCK, 0, NULL, NULL, &bad), 1);
+	for (size_t i = 0; i < BLOCK; i++)
+		assert_int_equal(out[i], ckpt_double_to_bf16(x[i]));
+	x[10] = ldexpf(1, -span);
+	x[20] = ldexpf(1, -span - 1);
+	x[30] = 0x1p-130f;
+	assert_int_equal(ckpt_mfloat(&v, s, in, out, BLOCK, 0, NULL, NULL, &bad), 2);
+	for (size_t i = 0; i < BLOCK; i++) {
+		assert_true(s->hard[i] == (i == 20 || i == 30));
+		assert_int_equal(out[i], s->hard[i] != 0 ? 0 : ckpt_double_to_bf16(x[i]));
+	}
+	for (size_t i = 0; i < FEW_UNDECIDED + 1; i++)
+		x[40 + i] = ldexpf(1, -span - 1);
+	assert_int_equal(ckpt_mfloat(&v, s, in, out, BLOCK, 0, NULL, NULL, &bad), 0);
+	assert_int_equal(bad, 0);
+	v.dc = 8193; /* (D odd, 2^13 < D < 2^14: the second rounding's bound) */
+	ckpt_mfloat_setup(&v, &s->fl);
+	assert_true(s->fl.on && s->fl.span == 0);
+	v.out = CKPT_F16;
+	ckpt_mfloat_setup(&v, &s->fl);
+	assert_false(s->fl.on);
+	v.dc = 1;
+
+	w = 0x1p-30;
+	m.kind = CKPT_TIES;
+	v.out = CKPT_F32;
+	ckpt_mfloat_setup(&v, &s->fl);
+	assert_true(s->fl.on && s->fl.lmin == 15);
+	for (size_t i = 0; i < BLOCK; i++) {
+		b[i] = 0;
+		x[i] = i % 2 ? 0x1.fep-112f : 0x1.fep-113f; /* (fields 15 and 14) */
+	}
+	assert_int_equal(ckpt_mfloat(&v, s, in, out, BLOCK, 0, NULL, NULL, &bad), 0);
+	for (size_t i = 0; i < BLOCK; i++)
+		assert_true(s->fmiss[i] == (i % 2 == 0));
+	for (size_t i = 0; i < BLOCK; i++) {
+		h[0][i] = ckpt_double_to_bf16(b[i]);
+		h[1][i] = ckpt_double_to_bf16(x[i]);
+	}
+	{
+		const void *hin[2] = {h[0], h[1]};
+		float r[BLOCK];
+		ckpt_rank_cut lo = {UINT64_C(0x7ff0000000000000), 0, 0}, hi = {0, 0, 1};
+
+		v.lo = &lo;
+		v.hi = &hi;
+		assert_int_equal(ckpt_method_range(&v, hin, r, 0, 0, BLOCK), 0);
+		for (size_t i = 0; i < BLOCK; i++)
+			assert_true(r[i] == x[i]);
+	}
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1581,6 +1846,8 @@ int main(void)
 		cmocka_unit_test(bounds_elections_of_fine_weights),
 		cmocka_unit_test(keeps_the_magnitude_windows_in_every_step),
 		cmocka_unit_test(bounds_cancelling_terms_by_their_sizes),
+		cmocka_unit_test(computes_16_bit_floats_in_float_lanes),
+		cmocka_unit_test(bounds_the_float_lanes_as_documented),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
