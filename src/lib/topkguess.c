@@ -387,10 +387,10 @@ static void sample_edges(const struct candidate *s, size_t ns, uint64_t lo, uint
  * p + h.  (Only for large variables: a smaller one's passes cost less
  * than the sample's selection.)  Where that is within 3 standard
  * deviations of the sample's rank (sqrt(q (1 - q) ns), q = p / ns) a
- * miss is likely: the pass feeds the histograms too, so that a miss costs
- * no pass.  Here: the sample's ranks of the window's edges, its least
- * key's then its largest's (outside the sample: that edge open), or 0
- * where b takes no guess. */
+ * miss is likely: the window is 6 of them either side, narrowed as the
+ * pass goes (guess_one()).  Here: the sample's ranks of the window's
+ * edges, its least key's then its largest's (outside the sample: that
+ * edge open), or 0 where b takes no guess. */
 static int window_ranks(struct boundary *b, size_t ns, uint64_t n, size_t cap, double r[2])
 {
 	double p = (double)b->rem * (double)ns / (double)n, h = (double)cap * ns / 4.0 / (double)n;
@@ -398,30 +398,114 @@ static int window_ranks(struct boundary *b, size_t ns, uint64_t n, size_t cap, d
 
 	if (b->phase != HISTOGRAM || b->known != 1 || ns == 0 || h < 16 || n < 2 * (uint64_t)cap)
 		return 0;
-	b->hist_too = h < sd * 3;
+	b->narrows = h < sd * 3;
+	b->hist_too = 0;
 	b->rank = b->rem;
 	b->ghi = UINT64_MAX;
 	b->glo = 0;
 	/* (gathered as widely where a miss is likely: narrowed as the pass goes) */
-	r[0] = b->hist_too ? p + 6 * sd + 1 : p + h + 1;
-	r[1] = b->hist_too ? p - 6 * sd : p - h;
+	r[0] = b->narrows ? p + 6 * sd + 1 : p + h + 1;
+	r[1] = b->narrows ? p - 6 * sd : p - h;
 	return 1;
 }
 
-/* The rest of b's guess, its window's edges set. */
+/* Whether the sample's parts disagree on how many keys are above key (or
+ * the sample is too small to tell): the sample taken in flat order (its
+ * index), in GROUPS parts; chi-square over them, against its degrees of
+ * freedom plus 4 standard deviations (a variable alike throughout exceeds
+ * that about once in a thousand). */
+enum { GROUPS = 16 };
+
+static int parts_disagree(const struct candidate *s, size_t ns, uint64_t key)
+{
+	double all[GROUPS] = {0}, above[GROUPS] = {0}, q = 0, x2 = 0;
+
+	if (ns < 64 * GROUPS)
+		return 1;
+	if (key == UINT64_MAX)
+		return 0;
+	for (size_t i = 0; i < ns; i++) {
+		size_t g = (size_t)(s[i].index * GROUPS / ns);
+
+		g = g < GROUPS ? g : GROUPS - 1;
+		all[g]++;
+		above[g] += s[i].key > key;
+		q += s[i].key > key;
+	}
+	q /= (double)ns;
+	for (int g = 0; q > 0 && q < 1 && g < GROUPS; g++) {
+		double e = all[g] * q;
+
+		x2 += all[g] ? (above[g] - e) * (above[g] - e) / (e * (1 - q)) : 0;
+	}
+	return x2 > (GROUPS - 1) + 4 * sqrt(2.0 * (GROUPS - 1));
+}
+
+static int by_value(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* The most sample keys of one key in the window [lo, hi], and that key
+ * (UINT64_MAX: none there; without memory to count them, ns and none). */
+static size_t largest_run(const struct candidate *s, size_t ns, uint64_t lo, uint64_t hi,
+                          uint64_t *key)
+{
+	size_t m = 0, most = 0;
+	uint64_t *in = malloc((ns + 1) * sizeof *in);
+
+	*key = UINT64_MAX;
+	if (!in)
+		return ns; /* (as if one: the histograms fed beside) */
+	for (size_t i = 0; i < ns; i++)
+		if (s[i].key >= lo && s[i].key <= hi)
+			in[m++] = s[i].key;
+	qsort(in, m, sizeof *in, by_value);
+	for (size_t i = 0, j; i < m; i = j) {
+		for (j = i; j < m && in[j] == in[i]; j++)
+			;
+		if (j - i > most) {
+			most = j - i;
+			*key = in[i];
+		}
+	}
+	free(in);
+	return most;
+}
+
+/* The rest of b's guess, its window's edges set.  A run of equal keys at
+ * an edge of the window - the boundary among them, zeros say, or one
+ * value of a coarse type - may hold more than the room: the histograms
+ * fed beside then find the key, and how many are it and above it, in this
+ * pass.  A window narrowed as the pass goes has gathered keys for edges:
+ * it fails where a run within it is too large to narrow around (with
+ * the band narrow_one() keeps, more than the room, at 3 of the sample's
+ * standard deviations) or where the variable's start is unlike the rest
+ * (the narrowing takes the keys seen as a sample): the histograms are fed
+ * beside only then: elsewhere a miss (rare) costs a pass, and feeding
+ * them costs about that much in every guess. */
 static void guess_one(struct boundary *b, const struct candidate *s, size_t ns, uint64_t n,
                       size_t cap)
 {
 	size_t lo, hi;
 
-	/* (a run of equal keys at an edge of the window - the boundary among
-	 * them, zeros say, or one value of a coarse type - may hold more than
-	 * the room: the histograms fed beside then find the key, and how many
-	 * are it and above it, in this pass) */
-	sample_edges(s, ns, b->glo, b->ghi, &lo, &hi);
-	b->ends = (double)(lo + hi) * (double)n / (double)ns > (double)cap / 4;
-	b->run = b->ends ? (lo >= hi ? b->glo : b->ghi) : UINT64_MAX;
-	b->hist_too |= b->ends;
+	if (b->narrows) {
+		double run;
+
+		lo = largest_run(s, ns, b->glo, b->ghi, &b->run);
+		run = ((double)lo + 3 * sqrt((double)lo)) * (double)n / (double)ns;
+		b->ends = run + (double)cap / 4 > (double)cap;
+		b->run = b->ends ? b->run : UINT64_MAX;
+		b->hist_too = b->ends || parts_disagree(s, ns, b->ghi) ||
+		              parts_disagree(s, ns, b->glo ? b->glo - 1 : UINT64_MAX);
+	} else {
+		sample_edges(s, ns, b->glo, b->ghi, &lo, &hi);
+		b->ends = (double)(lo + hi) * (double)n / (double)ns > (double)cap / 4;
+		b->run = b->ends ? (lo >= hi ? b->glo : b->ghi) : UINT64_MAX;
+		b->narrows = b->hist_too = b->ends; /* (the run may fill it: narrowed) */
+	}
 	b->room = cap / 2;
 	b->guessing = 1;
 }
@@ -463,7 +547,7 @@ static void guess_beside(struct boundary *b, uint64_t above, size_t n)
 		return;
 	b->glo = lo <= 0 ? 0 : (uint64_t)lo;
 	b->ghi = hi >= 0x1p63 ? INT64_MAX : (uint64_t)hi;
-	b->hist_too = b->guessing = 1;
+	b->narrows = b->hist_too = b->guessing = 1;
 	b->stuck = 0;
 	guess_room(b);
 }
@@ -478,14 +562,15 @@ static void guess_beside(struct boundary *b, uint64_t above, size_t n)
  * keys gathered); where the window stays half full (equal keys), it is
  * not narrowed again.  Where the elements seen mislead (a tensor whose parts
  * differ), the boundary may fall outside the window: the histograms fed
- * beside find it, as they would without. */
+ * beside (where the sample's parts disagree: guess_one()) find it, as they
+ * would without; else the next pass is theirs. */
 static void narrow_one(struct boundary *b, uint64_t seen, uint64_t n)
 {
 	size_t all = LANES * b->room, ng, w, a, z, kept = 0;
 	uint64_t above = 0, moved = 0, hi = b->ghi, lo = b->glo;
 	double f = (double)seen / (double)n, q = (double)b->rank / (double)n, r, sd;
 
-	if (b->phase != HISTOGRAM || !b->guessing || !b->hist_too || b->stuck || seen >= n ||
+	if (b->phase != HISTOGRAM || !b->guessing || !b->narrows || b->stuck || seen >= n ||
 	    atomic_load(&b->used) < all / 2)
 		return;
 	for (int l = 0; l < LANES; l++) {
@@ -551,7 +636,7 @@ void ckpt_topk_guess_within(struct boundary *b, uint64_t count, size_t cap)
 	lo = span * (1 - at - half);
 	b->ghi = b->prefix + (hi >= span ? (uint64_t)span - 1 : (uint64_t)hi);
 	b->glo = b->prefix + (lo <= 0 ? 0 : (uint64_t)lo);
-	b->hist_too = b->guessing = b->stuck = 1;
+	b->narrows = b->hist_too = b->guessing = b->stuck = 1;
 	b->room = cap / 2;
 	guess_room(b);
 }

@@ -48,7 +48,9 @@ struct boundary {
 	/* a guess: the first pass also gathers the keys in [glo, ghi] and
 	 * counts those above, for the boundary's rank `rank` */
 	int guessing, overflow[LANES];
-	int hist_too;           /* a likely miss: the histograms fed beside */
+	int narrows;            /* a likely miss: its wide window narrowed */
+	int hist_too;           /* the histograms fed beside: a miss costs no
+	                         * pass */
 	int stuck;              /* its window narrowed no further */
 	size_t room;            /* per lane: cand[0] holds LANES * room */
 	/* (the lanes take chunks of cand[0] as they fill them, however unevenly

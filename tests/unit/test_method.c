@@ -409,6 +409,70 @@ static void selects_large_variables_with_or_without_a_guess(void **state)
 	free(wrong);
 }
 
+/* Whether the guesses after a sample narrow (nar) and feed the histograms
+ * beside (hist): bit 0 the lower boundary's, bit 1 the upper's. */
+static void guess_flags(size_t n, const uint64_t *sample, size_t ns, uint64_t rlo, uint64_t rhi,
+                        int *nar, int *hist)
+{
+	ckpt_topk *t;
+
+	assert_non_null(t = ckpt_topk_new(1, n, rlo, rhi));
+	assert_true(ckpt_topk_wants_sample(t));
+	ckpt_topk_sample(t, 0, sample, ns);
+	ckpt_topk_guess(t);
+	*nar = t->b[0].narrows | t->b[1].narrows << 1;
+	*hist = t->b[0].hist_too | t->b[1].hist_too << 1;
+	ckpt_topk_free(t);
+}
+
+/* A variable too large for a sound guess from its sample (2048 keys of 3
+ * million, spread over it in flat order): the guesses' wide windows are
+ * narrowed as the keys come, without the histograms where the sample's
+ * parts agree (found in one pass), with them where its start is unlike
+ * the rest (a third of the keys smaller: the keys seen first mislead the
+ * narrowing, the histograms find the boundaries - no pass more than
+ * none) and where a run of one key within the window could fill the room
+ * (a 13th of the keys 2.5, nearly the room, the upper boundary among
+ * them).  And a sound guess (the lower boundary at rank 60000) whose
+ * window's edge is a run of one key (a 20th of the keys 3.9): the
+ * histograms fed beside, its window narrowed too.  The sort's elements
+ * every time. */
+static void narrows_without_histograms_where_the_sample_agrees(void **state)
+{
+	enum { N = 3000000, NS = 2048 };
+	uint64_t *keys = malloc(N * sizeof *keys), *order = malloc(N * sizeof *order);
+	uint64_t sample[NS], rlo, rhi = 1200000;
+	int nar, hist;
+
+	(void)state;
+	assert_true(keys && order);
+	for (int shape = 0; shape < 4; shape++) {
+		rlo = shape == 3 ? 60000 : 400000;
+		srand(5 + shape);
+		for (size_t i = 0; i < N; i++) {
+			double d = (double)rand() / RAND_MAX * (shape == 1 && i < N / 3 ? 1 : 4);
+
+			d = shape == 2 && i % 13 == 0 ? 2.5 : shape == 3 && i % 20 == 0 ? 3.9 : d;
+			memcpy(&keys[i], &d, sizeof d);
+			order[i] = i;
+		}
+		for (size_t i = 0; i < NS; i++)
+			sample[i] = keys[i * (N / NS - 1)]; /* (1463: every i % 13, % 20) */
+		sort_keys = keys;
+		qsort(order, N, sizeof *order, by_key_then_index);
+		guess_flags(N, sample, NS, rlo, rhi, &nar, &hist);
+		assert_int_equal(nar, 3);
+		assert_int_equal(hist, shape == 0 ? 0 : shape == 1 ? 3 : shape == 2 ? 2 : 1);
+		if (shape == 0)
+			assert_int_equal(select_with_sample(keys, order, N, sample, NS, rlo, rhi), 1);
+		else
+			assert_true(select_with_sample(keys, order, N, sample, NS, rlo, rhi) <=
+			            select_with_sample(keys, order, N, NULL, 0, rlo, rhi));
+	}
+	free(keys);
+	free(order);
+}
+
 /* A boundary among many equal keys (zeros: the frozen part of a
  * fine-tune; one value of a coarse type) is known whole once a histogram
  * pass has counted the group's least and largest keys, or the key its
@@ -1822,6 +1886,7 @@ int main(void)
 		cmocka_unit_test(pair_dots_bound_as_one_pair_at_a_time),
 		cmocka_unit_test(selects_ranks_as_a_sort_does),
 		cmocka_unit_test(selects_large_variables_with_or_without_a_guess),
+		cmocka_unit_test(narrows_without_histograms_where_the_sample_agrees),
 		cmocka_unit_test(selects_from_floats_as_from_their_keys),
 		cmocka_unit_test(selects_floats_whose_keys_round_alike),
 		cmocka_unit_test(selects_a_rank_and_those_before_it),
