@@ -25,6 +25,27 @@ enum { FUSED = 4 };
 #define FUSED_LOOPS 1
 #endif
 
+/* The fused loops' variants (mquick.c's formula_f32(), mfloat.c's
+ * formula()): one for each count of models n up to FUSED, way of
+ * electing (e: elects, c: by count) and source of the keeps (w: plain
+ * windows, not rows); FORMULA_VARIANTS(CASE) lists CASE(n, e, c, w) for
+ * each, formula_variant() is the one for v. */
+#define FORMULA_VARIANT(n, e, c, w) (6 * (n) + 2 * ((e) + (c)) + (w))
+#define FORMULA_VARIANTS_OF(CASE, n)                                               \
+	CASE(n, 0, 0, 0) CASE(n, 0, 0, 1) CASE(n, 1, 0, 0) CASE(n, 1, 0, 1)        \
+	CASE(n, 1, 1, 0) CASE(n, 1, 1, 1)
+#define FORMULA_VARIANTS(CASE)                                                     \
+	FORMULA_VARIANTS_OF(CASE, 1) FORMULA_VARIANTS_OF(CASE, 2)                  \
+	FORMULA_VARIANTS_OF(CASE, 3) FORMULA_VARIANTS_OF(CASE, 4)
+
+static inline size_t formula_variant(const ckpt_mvar *v, int windowed)
+{
+	int elects = ckpt_method_elects(v->m->kind);
+
+	return FORMULA_VARIANT(v->nx, (size_t)elects, (size_t)(elects && v->m->sign_count),
+	                       (size_t)(windowed != 0));
+}
+
 /* The float lanes' step (mfloat.c) for a variable: whether it applies
  * (on), its bounds on an element's inputs' exponent fields (the largest's
  * less the least nonzero one's at most span, the least at least lmin),

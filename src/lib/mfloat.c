@@ -216,18 +216,14 @@ static inline size_t to_bf16(const float *f, uint16_t *h, size_t m)
 }
 
 #define FLOAT_CASE(n, e, c, w)                                                     \
-	case 6 * (n) + 2 * ((e) + (c)) + (w):                                      \
+	case FORMULA_VARIANT(n, e, c, w):                                          \
 		misses = formula(v, s, in, m, masked, flo, fhi, n, e, c, w);       \
 		break;
-#define FLOAT_CASES(n)                                                             \
-	FLOAT_CASE(n, 0, 0, 0) FLOAT_CASE(n, 0, 0, 1) FLOAT_CASE(n, 1, 0, 0)          \
-	FLOAT_CASE(n, 1, 0, 1) FLOAT_CASE(n, 1, 1, 0) FLOAT_CASE(n, 1, 1, 1)
 
 CKPT_WIDE_VECTORS
 int ckpt_mfloat(const ckpt_mvar *v, struct scratch *s, const float *const *in, void *out,
                 size_t m, int masked, const int64_t *glo, const int64_t *ghi, size_t *bad)
 {
-	int elects = ckpt_method_elects(v->m->kind);
 	uint32_t misses = UINT32_MAX;
 	int32_t flo[FUSED], fhi[FUSED];
 
@@ -235,14 +231,10 @@ int ckpt_mfloat(const ckpt_mvar *v, struct scratch *s, const float *const *in, v
 		flo[k] = float_cut(glo[k]);
 		fhi[k] = float_cut(ghi[k]);
 	}
-	switch (v->nx * 6 + (size_t)(2 * (elects + (elects && v->m->sign_count)) + (glo != NULL))) {
-	FLOAT_CASES(1)
-	FLOAT_CASES(2)
-	FLOAT_CASES(3)
-	FLOAT_CASES(4)
+	switch (formula_variant(v, glo != NULL)) {
+	FORMULA_VARIANTS(FLOAT_CASE)
 	default: break;
 	}
-#undef FLOAT_CASES
 #undef FLOAT_CASE
 	if (misses > FEW_UNDECIDED)
 		return 0;

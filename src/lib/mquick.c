@@ -336,15 +336,11 @@ static void formula_rows_f32(const ckpt_mvar *v, struct scratch *s, const float 
 	}
 }
 
-/* (formula_f32() for n models, each way of electing, keeps from rows or
- * windows) */
+/* (formula_f32() for each of its variants) */
 #define FORMULA_CASE(n, e, c, w)                                                   \
-	case 6 * (n) + 2 * ((e) + (c)) + (w):                                      \
+	case FORMULA_VARIANT(n, e, c, w):                                          \
 		formula_f32(v, s, in, m, masked, glo, ghi, n, e, c, w);            \
 		break;
-#define FORMULA_CASES(n)                                                           \
-	FORMULA_CASE(n, 0, 0, 0) FORMULA_CASE(n, 0, 0, 1) FORMULA_CASE(n, 1, 0, 0)    \
-	FORMULA_CASE(n, 1, 0, 1) FORMULA_CASE(n, 1, 1, 0) FORMULA_CASE(n, 1, 1, 1)
 
 /* r = (a D b + lambda S) / D, from the float32 inputs (in: the base, then the
  * models, at the block) where the block is within the exact span: one
@@ -385,16 +381,10 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 	}
 	if (!exact)
 		return ckpt_mbounded_f32(v, s, in, out, m, masked, bad);
-	switch (FUSED_LOOPS ? v->nx * 6 + (size_t)(2 * (elects + (elects && v->m->sign_count)) +
-	                                           windowed)
-	                    : 0) {
-	FORMULA_CASES(1)
-	FORMULA_CASES(2)
-	FORMULA_CASES(3)
-	FORMULA_CASES(4)
+	switch (FUSED_LOOPS ? formula_variant(v, windowed) : 0) {
+	FORMULA_VARIANTS(FORMULA_CASE)
 	default: formula_rows_f32(v, s, in, m, masked); break;
 	}
-#undef FORMULA_CASES
 #undef FORMULA_CASE
 	*bad += ckpt_from_double(v->out, s->res, out, m);
 	return 1;

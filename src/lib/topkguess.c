@@ -409,36 +409,46 @@ static int window_ranks(struct boundary *b, size_t ns, uint64_t n, size_t cap, d
 	return 1;
 }
 
-/* Whether the sample's parts disagree on how many keys are above key (or
- * the sample is too small to tell): the sample taken in flat order (its
- * index), in GROUPS parts; chi-square over them, against its degrees of
- * freedom plus 4 standard deviations (a variable alike throughout exceeds
- * that about once in a thousand). */
+/* Whether the sample's parts disagree on how many keys are above hi and
+ * how many are at least lo (or the sample is too small to tell): the
+ * sample taken in flat order (its index), in GROUPS parts; chi-square
+ * over them, each against its degrees of freedom plus 4 standard
+ * deviations (a variable alike throughout exceeds that about once in a
+ * thousand).  (An open edge, UINT64_MAX or 0, says nothing.) */
 enum { GROUPS = 16 };
 
-static int parts_disagree(const struct candidate *s, size_t ns, uint64_t key)
+static double chi_square(const double *all, const double *in, size_t ns)
 {
-	double all[GROUPS] = {0}, above[GROUPS] = {0}, q = 0, x2 = 0;
+	double q = 0, x2 = 0;
+
+	for (int g = 0; g < GROUPS; g++)
+		q += in[g];
+	q /= (double)ns;
+	for (int g = 0; q > 0 && q < 1 && g < GROUPS; g++) {
+		double e = all[g] * q;
+
+		x2 += all[g] ? (in[g] - e) * (in[g] - e) / (e * (1 - q)) : 0;
+	}
+	return x2;
+}
+
+static int parts_disagree(const struct candidate *s, size_t ns, uint64_t lo, uint64_t hi)
+{
+	double all[GROUPS] = {0}, above[GROUPS] = {0}, from[GROUPS] = {0};
+	double bound = (GROUPS - 1) + 4 * sqrt(2.0 * (GROUPS - 1));
 
 	if (ns < 64 * GROUPS)
 		return 1;
-	if (key == UINT64_MAX)
-		return 0;
 	for (size_t i = 0; i < ns; i++) {
 		size_t g = (size_t)(s[i].index * GROUPS / ns);
 
 		g = g < GROUPS ? g : GROUPS - 1;
 		all[g]++;
-		above[g] += s[i].key > key;
-		q += s[i].key > key;
+		above[g] += s[i].key > hi;
+		from[g] += s[i].key >= lo;
 	}
-	q /= (double)ns;
-	for (int g = 0; q > 0 && q < 1 && g < GROUPS; g++) {
-		double e = all[g] * q;
-
-		x2 += all[g] ? (above[g] - e) * (above[g] - e) / (e * (1 - q)) : 0;
-	}
-	return x2 > (GROUPS - 1) + 4 * sqrt(2.0 * (GROUPS - 1));
+	return (hi != UINT64_MAX && chi_square(all, above, ns) > bound) ||
+	       (lo != 0 && chi_square(all, from, ns) > bound);
 }
 
 static int by_value(const void *pa, const void *pb)
@@ -498,8 +508,7 @@ static void guess_one(struct boundary *b, const struct candidate *s, size_t ns, 
 		run = ((double)lo + 3 * sqrt((double)lo)) * (double)n / (double)ns;
 		b->ends = run + (double)cap / 4 > (double)cap;
 		b->run = b->ends ? b->run : UINT64_MAX;
-		b->hist_too = b->ends || parts_disagree(s, ns, b->ghi) ||
-		              parts_disagree(s, ns, b->glo ? b->glo - 1 : UINT64_MAX);
+		b->hist_too = b->ends || parts_disagree(s, ns, b->glo, b->ghi);
 	} else {
 		sample_edges(s, ns, b->glo, b->ghi, &lo, &hi);
 		b->ends = (double)(lo + hi) * (double)n / (double)ns > (double)cap / 4;

@@ -1316,50 +1316,46 @@ static void elects_for_any_number_of_models(void **state)
 		}
 }
 
-/* The TIES family's result exactly, rounded to odd: elected by the sign
- * of sum w t or of sum sign(w) sign(t) (+ on 0); the agreeing models' mean
- * weighted by w (normalised), or b plus their weighted sum. */
-static double elected_exactly(const double *in, const double *w, size_t nx, int count,
-                              int normalised)
+/* r = (a D b + lambda S) / D exactly, rounded to odd: S the kept models'
+ * weighted task vectors (where it elects, those agreeing with the sign of
+ * their sum or count, + on 0), D dc (times the agreeing weights where
+ * normalised; a b where none agree). */
+static double formula_exactly(const ckpt_mvar *v, const double *in, const int *keep)
 {
+	const ckpt_method *m = v->m;
+	int elects = ckpt_method_elects(m->kind), up;
 	ckpt_big e, num, den, term, b;
 	long votes = 0;
-	int up;
 
 	ckpt_big_set(&e, 0);
-	for (size_t k = 0; k < nx; k++) {
-		double t = in[k + 1] - in[0]; /* (its sign exact) */
-
-		votes += ((w[k] > 0) - (w[k] < 0)) * ((t > 0) - (t < 0));
-		ckpt_big_set(&term, in[k + 1]);
-		ckpt_big_set(&b, in[0]);
-		ckpt_big_sub(&term, &b);
-		ckpt_big_mul(&term, w[k]);
-		ckpt_big_add(&e, &term);
-	}
-	up = count ? votes >= 0 : ckpt_big_sign(&e) >= 0;
 	ckpt_big_set(&num, 0);
 	ckpt_big_set(&den, 0);
-	for (size_t k = 0; k < nx; k++) {
-		double t = in[k + 1] - in[0];
-		int sign = ((w[k] > 0) - (w[k] < 0)) * ((t > 0) - (t < 0));
+	for (int pass = 0; pass < 2; pass++) {
+		up = m->sign_count ? votes >= 0 : ckpt_big_sign(&e) >= 0;
+		for (size_t k = 0; k < v->nx; k++) {
+			double t = in[k + 1] - in[0]; /* (its sign exact) */
+			int sign = ((m->weights[k] > 0) - (m->weights[k] < 0)) * ((t > 0) - (t < 0));
 
-		if (sign == 0 || (sign > 0) != up)
-			continue;
-		ckpt_big_set(&term, in[k + 1]);
-		ckpt_big_set(&b, in[0]);
-		ckpt_big_sub(&term, &b);
-		ckpt_big_mul(&term, w[k]);
-		ckpt_big_add(&num, &term);
-		ckpt_big_set(&term, w[k]);
-		ckpt_big_add(&den, &term);
+			if (!keep[k] || (pass && elects && (sign == 0 || (sign > 0) != up)))
+				continue;
+			ckpt_big_set(&term, in[k + 1]);
+			ckpt_big_set(&b, in[0]);
+			ckpt_big_sub(&term, &b);
+			ckpt_big_mul(&term, m->weights[k]);
+			ckpt_big_add(pass ? &num : &e, &term);
+			votes += pass ? 0 : sign;
+			ckpt_big_set(&term, m->weights[k]);
+			if (pass)
+				ckpt_big_add(&den, &term);
+		}
 	}
-	if (normalised && ckpt_big_sign(&den) == 0)
-		return in[0];
-	if (!normalised)
+	if (!elects || !m->normalize || ckpt_big_sign(&den) == 0)
 		ckpt_big_set(&den, 1);
-	b = den; /* (b D + S) / D */
+	ckpt_big_mul(&den, v->dc);
+	ckpt_big_mul(&num, v->lambda);
+	b = den;
 	ckpt_big_mul(&b, in[0]);
+	ckpt_big_mul(&b, v->a);
 	ckpt_big_add(&num, &b);
 	return ckpt_big_quotient(&num, &den, 1) + 0.0;
 }
@@ -1378,6 +1374,7 @@ static void decides_ties_of_agreeing_equal_weights(void **state)
 	static uint16_t h[NX + 1][N], hout[N];
 	const void *fin[NX + 1], *hin[NX + 1];
 	double w[NX] = {0.3, 0.3, 0.4};
+	int kept[NX] = {1, 1, 1};
 	ckpt_dtype ftypes[NX + 1], htypes[NX + 1];
 	ckpt_method m = {.kind = CKPT_DARE_TIES, .nmodels = NX, .weights = w, .lambda = 1,
 	                 .density = 1, .normalize = 1, .divisor = 1};
@@ -1428,7 +1425,7 @@ static void decides_ties_of_agreeing_equal_weights(void **state)
 
 			for (size_t k = 0; k <= NX; k++)
 				in[k] = d[k][i];
-			odd = elected_exactly(in, w, NX, 0, 1);
+			odd = formula_exactly(&v, in, kept);
 			assert_true(fout[i] == (float)odd);
 			if (bits == 7)
 				assert_int_equal(hout[i], ckpt_double_to_bf16(odd));
@@ -1451,6 +1448,7 @@ static void bounds_elections_of_fine_weights(void **state)
 	static unsigned char raw[MOST + 1][N * 4], got[N * 4], want[4];
 	const void *in[MOST + 1];
 	ckpt_dtype ty[MOST + 1];
+	int kept[MOST] = {1, 1, 1, 1, 1};
 	uint64_t z = 77;
 
 	(void)state;
@@ -1493,7 +1491,7 @@ static void bounds_elections_of_fine_weights(void **state)
 				assert_true(isnan(x[1]) ? isnan(r) : !isfinite(r));
 				continue;
 			}
-			r = elected_exactly(x, w, nx, count, normalised);
+			r = formula_exactly(&v, x, kept);
 			ckpt_from_double(t, &r, want, 1);
 			assert_memory_equal(got + i * es, want, es);
 		}
@@ -1609,50 +1607,6 @@ static void bounds_cancelling_terms_by_their_sizes(void **state)
 		assert_int_equal(ckpt_method_range(&v, in, &out, 0, 0, 1), 0);
 		assert_true(out == (float)(0x1p-20 / 3));
 	}
-}
-
-/* r = (a D b + lambda S) / D exactly, rounded to odd: S the kept models'
- * weighted task vectors (where it elects, those agreeing with the sign of
- * their sum or count, + on 0), D dc (times the agreeing weights where
- * normalised; a b where none agree). */
-static double formula_exactly(const ckpt_mvar *v, const double *in, const int *keep)
-{
-	const ckpt_method *m = v->m;
-	int elects = ckpt_method_elects(m->kind), up;
-	ckpt_big e, num, den, term, b;
-	long votes = 0;
-
-	ckpt_big_set(&e, 0);
-	ckpt_big_set(&num, 0);
-	ckpt_big_set(&den, 0);
-	for (int pass = 0; pass < 2; pass++) {
-		up = m->sign_count ? votes >= 0 : ckpt_big_sign(&e) >= 0;
-		for (size_t k = 0; k < v->nx; k++) {
-			double t = in[k + 1] - in[0]; /* (its sign exact) */
-			int sign = ((m->weights[k] > 0) - (m->weights[k] < 0)) * ((t > 0) - (t < 0));
-
-			if (!keep[k] || (pass && elects && (sign == 0 || (sign > 0) != up)))
-				continue;
-			ckpt_big_set(&term, in[k + 1]);
-			ckpt_big_set(&b, in[0]);
-			ckpt_big_sub(&term, &b);
-			ckpt_big_mul(&term, m->weights[k]);
-			ckpt_big_add(pass ? &num : &e, &term);
-			votes += pass ? 0 : sign;
-			ckpt_big_set(&term, m->weights[k]);
-			if (pass)
-				ckpt_big_add(&den, &term);
-		}
-	}
-	if (!elects || !m->normalize || ckpt_big_sign(&den) == 0)
-		ckpt_big_set(&den, 1);
-	ckpt_big_mul(&den, v->dc);
-	ckpt_big_mul(&num, v->lambda);
-	b = den;
-	ckpt_big_mul(&b, in[0]);
-	ckpt_big_mul(&b, v->a);
-	ckpt_big_add(&num, &b);
-	return ckpt_big_quotient(&num, &den, 1) + 0.0;
 }
 
 /* Whether model k keeps element i: its DARE draw, its magnitude window. */
