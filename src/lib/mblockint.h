@@ -25,25 +25,51 @@ enum { FUSED = 4 };
 #define FUSED_LOOPS 1
 #endif
 
+/* Where the fused loops' keeps come from: the keep rows, the plain
+ * windows (plain_windows()), or DARE's draws made in the loop
+ * (draw_keep()). */
+enum { KEEP_ROWS, KEEP_WINDOWS, KEEP_DRAWS };
+
 /* The fused loops' variants (mquick.c's formula_f32(), mfloat.c's
  * formula()): one for each count of models n up to FUSED, way of
- * electing (e: elects, c: by count) and source of the keeps (w: plain
- * windows, not rows); FORMULA_VARIANTS(CASE) lists CASE(n, e, c, w) for
- * each, formula_variant() is the one for v. */
-#define FORMULA_VARIANT(n, e, c, w) (6 * (n) + 2 * ((e) + (c)) + (w))
+ * electing (e: elects, c: by count) and source of the keeps (w, one of
+ * the above); FORMULA_VARIANTS(CASE) lists CASE(n, e, c, w) for each,
+ * formula_variant() is the one for v. */
+#define FORMULA_VARIANT(n, e, c, w) (9 * (n) + 3 * ((e) + (c)) + (w))
+#define FORMULA_VARIANTS_OF_KEEPS(CASE, n, w)                                      \
+	CASE(n, 0, 0, w) CASE(n, 1, 0, w) CASE(n, 1, 1, w)
 #define FORMULA_VARIANTS_OF(CASE, n)                                               \
-	CASE(n, 0, 0, 0) CASE(n, 0, 0, 1) CASE(n, 1, 0, 0) CASE(n, 1, 0, 1)        \
-	CASE(n, 1, 1, 0) CASE(n, 1, 1, 1)
+	FORMULA_VARIANTS_OF_KEEPS(CASE, n, KEEP_ROWS)                              \
+	FORMULA_VARIANTS_OF_KEEPS(CASE, n, KEEP_WINDOWS)                           \
+	FORMULA_VARIANTS_OF_KEEPS(CASE, n, KEEP_DRAWS)
 #define FORMULA_VARIANTS(CASE)                                                     \
 	FORMULA_VARIANTS_OF(CASE, 1) FORMULA_VARIANTS_OF(CASE, 2)                  \
 	FORMULA_VARIANTS_OF(CASE, 3) FORMULA_VARIANTS_OF(CASE, 4)
 
-static inline size_t formula_variant(const ckpt_mvar *v, int windowed)
+static inline size_t formula_variant(const ckpt_mvar *v, int keeps)
 {
 	int elects = ckpt_method_elects(v->m->kind);
 
 	return FORMULA_VARIANT(v->nx, (size_t)elects, (size_t)(elects && v->m->sign_count),
-	                       (size_t)(windowed != 0));
+	                       (size_t)keeps);
+}
+
+#define GOLDEN UINT64_C(0x9e3779b97f4a7c15)
+
+static inline uint64_t mix64(uint64_t z) /* ckpt_mix64(), inlined */
+{
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* DARE's keep of the element i past the one of counter z (a model's key
+ * plus the element's index + 1 times GOLDEN: ckpt_dare_draw()'s): 1 where
+ * its draw u 2^-53 is below the density, i.e. u below limit = ceil(density
+ * 2^53) */
+static inline double draw_keep(uint64_t z, uint64_t i, uint64_t limit)
+{
+	return mix64(z + i * GOLDEN) >> 11 < limit ? 1.0 : 0.0;
 }
 
 /* The float lanes' step (mfloat.c) for a variable: whether it applies
@@ -83,6 +109,12 @@ struct scratch {
 	unsigned char *keep1;
 	double *x1;
 	float *frow;            /* f32 == 2: the block's inputs widened */
+	int draws;              /* DARE's draws made in the fused loops */
+	int drawn;              /* the block's keep rows drawn */
+	uint64_t dstart;        /* the block's first flat index, its size */
+	size_t dm;
+	uint64_t dz[FUSED];     /* each model's counter at the block's start */
+	uint64_t dlimit;        /* ceil(density 2^53) */
 };
 
 /* Model k's keep flags in the block: its mask's or window's, or ones. */
@@ -232,6 +264,13 @@ static inline void quotient_bounds(double a, double lambda, double b, double du,
  * AVX-512's 64-bit products; the tests, wherever it has AVX2). */
 void ckpt_dare_row_avx2(uint64_t key, uint64_t start, size_t m, uint64_t limit, double *keep);
 #endif
+
+/* Where the fused loops draw DARE's keeps (draws): the block's keep rows
+ * drawn, once, for a step that takes them from the rows. */
+void ckpt_mblock_keep_rows(const ckpt_mvar *v, struct scratch *s);
+/* Whether they can on this CPU; on 0, for the tests, they do not (the
+ * rows drawn first, as elsewhere) until called with 1. */
+int ckpt_mblock_draw_in_loops(int on);
 
 /* hard: also where the two bounds (lo_out, hi_out: es bytes each) rounded
  * apart */

@@ -123,12 +123,14 @@ static inline float sign_f(float x)
  * how many are not. */
 static inline __attribute__((always_inline)) uint32_t
 formula(const ckpt_mvar *v, struct scratch *s, const float *const *in, size_t m, int masked,
-        const int32_t *flo, const int32_t *fhi, size_t nx, int elects, int count, int windowed)
+        const int32_t *flo, const int32_t *fhi, size_t nx, int elects, int count, int keeps)
 {
 	const struct mfloat *fl = &s->fl;
 	const float *b = in[0], *x[FUSED];
 	const double *keep[FUSED];
 	int32_t wlo[FUSED], whi[FUSED], span = fl->span, lmin = fl->lmin;
+	uint64_t z[FUSED], limit = s->dlimit;
+	int windowed = keeps == KEEP_WINDOWS;
 	float w[FUSED], beta = v->m->kind == CKPT_SLERP ? 0 : 1, dc = fl->dc, a = fl->a;
 	float lambda = fl->lambda, *restrict res = s->fres;
 	int normalised = elects && v->m->normalize;
@@ -136,10 +138,11 @@ formula(const ckpt_mvar *v, struct scratch *s, const float *const *in, size_t m,
 
 	for (size_t k = 0; k < nx; k++) {
 		x[k] = in[k + 1];
-		keep[k] = keep_row(s, k, masked);
+		keep[k] = keep_row(s, k, masked && keeps == KEEP_ROWS);
 		w[k] = fl->w[k];
 		wlo[k] = windowed ? flo[k] : 0;
 		whi[k] = windowed ? fhi[k] : 0;
+		z[k] = keeps == KEEP_DRAWS ? s->dz[k] : 0;
 	}
 	for (size_t i = 0; i < m; i++) {
 		float bi = b[i], sh = 0, wh = 0, neg = 0, wneg = 0, votes = 0, d, dz, r;
@@ -148,8 +151,11 @@ formula(const ckpt_mvar *v, struct scratch *s, const float *const *in, size_t m,
 #pragma GCC unroll 4
 		for (size_t k = 0; k < nx; k++) {
 			float xk = x[k][i], t = xk - (elects ? 1 : beta) * bi;
-			float kp = windowed ? keep_float(wlo[k], whi[k], t) : (float)keep[k][i];
-			float q = kp * w[k], p = q * t;
+			/* (as formula_f32()'s: a kept model's weight selected) */
+			float kept = windowed ? keep_float(wlo[k], whi[k], t)
+			                      : (float)draw_keep(z[k], i, limit);
+			float q = keeps == KEEP_ROWS ? (float)keep[k][i] * w[k] : kept != 0 ? w[k] : 0.0f;
+			float p = q * t;
 			uint32_t u = bits_f(xk) & 0x7fffffffu;
 
 			big = u > big ? u : big;
@@ -231,7 +237,7 @@ int ckpt_mfloat(const ckpt_mvar *v, struct scratch *s, const float *const *in, v
 		flo[k] = float_cut(glo[k]);
 		fhi[k] = float_cut(ghi[k]);
 	}
-	switch (formula_variant(v, glo != NULL)) {
+	switch (formula_variant(v, glo ? KEEP_WINDOWS : s->draws ? KEEP_DRAWS : KEEP_ROWS)) {
 	FORMULA_VARIANTS(FLOAT_CASE)
 	default: break;
 	}

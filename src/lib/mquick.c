@@ -231,21 +231,23 @@ static void magnitude_window_f32(const ckpt_mvar *v, struct scratch *s, const fl
 
 static inline __attribute__((always_inline)) void
 formula_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, size_t m, int masked,
-            const int64_t *glo, const int64_t *ghi, size_t nx, int elects, int count, int windowed)
+            const int64_t *glo, const int64_t *ghi, size_t nx, int elects, int count, int keeps)
 {
 	const float *b = in[0], *x[FUSED];
 	const double *keep[FUSED];
 	int64_t wlo[FUSED], whi[FUSED];
+	uint64_t z[FUSED], limit = s->dlimit;
 	double beta = v->m->kind == CKPT_SLERP ? 0 : 1, dc = v->dc, a = v->a, lambda = v->lambda;
 	double w[FUSED], *restrict res = s->res;
-	int normalised = elects && v->m->normalize;
+	int normalised = elects && v->m->normalize, windowed = keeps == KEEP_WINDOWS;
 
 	for (size_t k = 0; k < nx; k++) {
 		x[k] = in[k + 1];
-		keep[k] = keep_row(s, k, masked);
+		keep[k] = keep_row(s, k, masked && keeps == KEEP_ROWS);
 		w[k] = v->m->weights[k];
 		wlo[k] = windowed ? glo[k] : 0;
 		whi[k] = windowed ? ghi[k] : 0;
+		z[k] = keeps == KEEP_DRAWS ? s->dz[k] : 0;
 	}
 	for (size_t i = 0; i < m; i++) {
 		double bi = b[i], sh = 0, wh = 0, neg = 0, wneg = 0, votes = 0, d, dz;
@@ -254,8 +256,12 @@ formula_f32(const ckpt_mvar *v, struct scratch *s, const float *const *in, size_
 		for (size_t k = 0; k < nx; k++) {
 			/* (beta is 1 where electing: so a constant, no product) */
 			double t = (double)x[k][i] - (elects ? 1 : beta) * bi;
-			double kp = windowed ? keep_t(wlo[k], whi[k], t) : keep[k][i];
-			double q = kp * w[k], p = q * t;
+			/* (a kept model's weight selected, not a flag's product:
+			 * the same value, +0 for -0 where w < 0, which no sum
+			 * or election tells apart) */
+			double kept = windowed ? keep_t(wlo[k], whi[k], t) : draw_keep(z[k], i, limit);
+			double q = keeps == KEEP_ROWS ? keep[k][i] * w[k] : kept != 0 ? w[k] : 0.0;
+			double p = q * t;
 
 			if (!elects) {
 				sh = sh + p;
@@ -372,6 +378,8 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 		return 0;
 	if (ranks && !windowed && !rows)
 		magnitude_window_f32(v, s, in, start, m);
+	if (!exact)
+		ckpt_mblock_keep_rows(v, s);
 	if (!exact && elects) {
 		int done = ckpt_melect_f32(v, s, in, out, m, masked, windowed ? glo : NULL, ghi, bad);
 
@@ -381,7 +389,9 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 	}
 	if (!exact)
 		return ckpt_mbounded_f32(v, s, in, out, m, masked, bad);
-	switch (FUSED_LOOPS ? formula_variant(v, windowed) : 0) {
+	switch (FUSED_LOOPS ? formula_variant(v, windowed ? KEEP_WINDOWS
+	                                               : s->draws ? KEEP_DRAWS : KEEP_ROWS)
+	                    : 0) {
 	FORMULA_VARIANTS(FORMULA_CASE)
 	default: formula_rows_f32(v, s, in, m, masked); break;
 	}

@@ -1742,6 +1742,87 @@ static void computes_16_bit_floats_in_float_lanes(void **state)
 	assert_true(total > 0); /* (task arithmetic past bfloat16's largest) */
 }
 
+/* DARE's keeps drawn in the fused loops (where the CPU can) are the
+ * rows' (drawn first, as elsewhere): DARE-linear and DARE-TIES by sum and
+ * by count, 1 to 5 models (5: past the fused loops), float32 and bfloat16,
+ * densities 0.5 (exact blocks) and 0.3 (none: the bounded steps, which
+ * take the rows), blocks within the span, past it and a few past it (the
+ * exact step, taking the rows), from a start that is no block's; the
+ * same bits either way, the exact result rounded once.  A draw on the
+ * limit is dropped (keeps_draws_below_the_density_alone()'s, whose
+ * densities make no block exact). */
+static void draws_in_the_loops_as_in_the_rows(void **state)
+{
+	static const ckpt_dtype types[] = {CKPT_F32, CKPT_BF16};
+	static const ckpt_method_kind kinds[] = {CKPT_DARE_LINEAR, CKPT_DARE_TIES,
+	                                         CKPT_DARE_TIES};
+	static const double densities[] = {0.5, 0.3};
+	enum { NX = LANES_MOST + 1, START = 1000003 };
+	static double d[NX + 1][LANES_N];
+	static unsigned char in[NX + 1][LANES_N * 4], got[LANES_N * 4], rows[LANES_N * 4];
+	const void *pin[NX + 1];
+	double w[NX] = {1, 0.5, 2, 0.25, 1};
+	ckpt_dtype tv[NX + 1];
+	unsigned char want[4];
+	uint64_t z = ckpt_mix64(ckpt_dare_key(5, "w")) + (START + 1) * UINT64_C(0x9e3779b97f4a7c15);
+
+	(void)state;
+	for (uint64_t i = 0; i < 100; i++) { /* (a draw on the limit is dropped) */
+		uint64_t u = (uint64_t)ldexp(ckpt_dare_draw(ckpt_dare_key(5, "w"), 0, START + i), 53);
+
+		assert_true(draw_keep(z, i, u) == 0 && draw_keep(z, i, u + 1) == 1);
+	}
+	for (size_t ti = 0; ti < 2; ti++)
+		for (size_t nx = 1; nx <= NX; nx++) {
+			ckpt_dtype t = types[ti];
+			size_t es = ckpt_dtype_size(t);
+
+			lanes_inputs(d, nx < LANES_MOST ? nx : LANES_MOST, 0x1p127, 70 + nx + 10 * ti);
+			for (size_t i = 0; nx == NX && i < LANES_N; i++)
+				d[NX][i] = d[1][(i * 7) % LANES_N];
+			for (size_t k = 0; k <= nx; k++) {
+				ckpt_from_double(t, d[k], in[k], LANES_N);
+				ckpt_to_double(t, in[k], d[k], LANES_N);
+				pin[k] = in[k];
+				tv[k] = t;
+			}
+			for (size_t mi = 0; mi < sizeof kinds / sizeof *kinds; mi++)
+				for (size_t di = 0; di < 2; di++) {
+					ckpt_method m = {.kind = kinds[mi], .nmodels = nx, .weights = w,
+					                 .lambda = 1, .density = densities[di],
+					                 .sign_count = mi == 2, .normalize = 1,
+					                 .divisor = 1};
+					ckpt_mvar v = {.m = &m, .out = t, .types = tv,
+					               .mask_key = ckpt_dare_key(5, "w"), .a = 1,
+					               .lambda = 1, .dc = m.density, .nx = nx};
+					size_t over;
+
+					ckpt_mblock_draw_in_loops(0);
+					over = ckpt_method_range(&v, pin, rows, START, 0, LANES_N);
+					ckpt_mblock_draw_in_loops(1);
+					assert_int_equal(ckpt_method_range(&v, pin, got, START, 0, LANES_N),
+					                 over);
+					assert_memory_equal(got, rows, LANES_N * es);
+					for (size_t i = 0; i < LANES_N; i++) {
+						double x[NX + 1], r;
+						int keep[NX], special = 0;
+
+						for (size_t k = 0; k <= nx; k++) {
+							x[k] = d[k][i];
+							special |= !isfinite(x[k]);
+						}
+						if (special)
+							continue;
+						for (size_t k = 0; k < nx; k++)
+							keep[k] = keeps(&v, k, START + i, x[k + 1], x[0]);
+						r = formula_exactly(&v, x, keep);
+						ckpt_from_double(t, &r, want, 1);
+						assert_memory_equal(got + i * es, want, es);
+					}
+				}
+		}
+}
+
 /* The float lanes' bounds, on one block of task arithmetic (bfloat16 in
  * and out): every element within them, the block stored (1); an element
  * span fields below the base's is within, one further not, nor a
@@ -1867,6 +1948,7 @@ int main(void)
 		cmocka_unit_test(bounds_cancelling_terms_by_their_sizes),
 		cmocka_unit_test(computes_16_bit_floats_in_float_lanes),
 		cmocka_unit_test(bounds_the_float_lanes_as_documented),
+		cmocka_unit_test(draws_in_the_loops_as_in_the_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
