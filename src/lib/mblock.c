@@ -65,13 +65,13 @@ static void task_vectors(const ckpt_mvar *v, struct scratch *s, size_t m)
 CKPT_WIDE_VECTORS
 static void dare_row(uint64_t key, uint64_t start, size_t m, uint64_t limit, double *keep)
 {
-	uint64_t z = key + (start + 1) * GOLDEN;
+	uint64_t z = key + (start + 1) * CKPT_GOLDEN;
 
 	/* (a running sum: no product; u < limit as the borrow of u - limit,
 	 * both below 2^54: arithmetic, where a comparison became a branch
 	 * that a scalar loop mispredicted half the time at density 0.5) */
-	for (size_t i = 0; i < m; i++, z += GOLDEN)
-		keep[i] = (double)(((mix64(z) >> 11) - limit) >> 63);
+	for (size_t i = 0; i < m; i++, z += CKPT_GOLDEN)
+		keep[i] = (double)(((splitmix64(z) >> 11) - limit) >> 63);
 }
 
 #if CKPT_HAVE_FMA
@@ -94,10 +94,11 @@ __attribute__((target("avx2"))) void ckpt_dare_row_avx2(uint64_t key, uint64_t s
 	__m256i c2l = _mm256_set1_epi64x((int64_t)(c2 & 0xffffffffu));
 	__m256i c2h = _mm256_set1_epi64x((int64_t)(c2 >> 32));
 	__m256i lim = _mm256_set1_epi64x((int64_t)limit), one = _mm256_castpd_si256(_mm256_set1_pd(1));
-	__m256i step = _mm256_set1_epi64x((int64_t)(4 * GOLDEN));
-	uint64_t z = key + (start + 1) * GOLDEN;
-	__m256i zv = _mm256_setr_epi64x((int64_t)z, (int64_t)(z + GOLDEN), (int64_t)(z + 2 * GOLDEN),
-	                                (int64_t)(z + 3 * GOLDEN));
+	__m256i step = _mm256_set1_epi64x((int64_t)(4 * CKPT_GOLDEN));
+	uint64_t z = key + (start + 1) * CKPT_GOLDEN;
+	__m256i zv = _mm256_setr_epi64x((int64_t)z, (int64_t)(z + CKPT_GOLDEN),
+	                                (int64_t)(z + 2 * CKPT_GOLDEN),
+	                                (int64_t)(z + 3 * CKPT_GOLDEN));
 	size_t i = 0;
 
 	for (; i + 4 <= m; i += 4, zv = _mm256_add_epi64(zv, step)) {
@@ -112,15 +113,9 @@ __attribute__((target("avx2"))) void ckpt_dare_row_avx2(uint64_t key, uint64_t s
 }
 #endif
 
-/* u 2^-53 < density, for the integer u >> 11: below ceil(density 2^53) */
-static uint64_t dare_limit(const ckpt_mvar *v)
-{
-	return (uint64_t)ceil(v->m->density * 0x1p53);
-}
-
 static void dare_mask(const ckpt_mvar *v, struct scratch *s, uint64_t start, size_t m)
 {
-	uint64_t limit = dare_limit(v);
+	uint64_t limit = s->dlimit;
 #if CKPT_HAVE_FMA
 	/* (AVX-512 has the 64-bit products the compiler vectorises with;
 	 * without them its loop is scalar) */
@@ -173,20 +168,17 @@ static int draws_in_loops(const ckpt_mvar *v)
 
 /* The block's draws for the fused loops: each model's counter, the rows
  * not yet drawn. */
-static void draws_start(const ckpt_mvar *v, struct scratch *s, uint64_t start, size_t m)
+static void draws_start(const ckpt_mvar *v, struct scratch *s, uint64_t start)
 {
 	s->drawn = 0;
-	s->dstart = start;
-	s->dm = m;
-	s->dlimit = dare_limit(v);
 	for (size_t k = 0; k < v->nx; k++)
-		s->dz[k] = ckpt_mix64(v->mask_key + (uint64_t)k) + (start + 1) * GOLDEN;
+		s->dz[k] = ckpt_mix64(v->mask_key + (uint64_t)k) + (start + 1) * CKPT_GOLDEN;
 }
 
-void ckpt_mblock_keep_rows(const ckpt_mvar *v, struct scratch *s)
+void ckpt_mblock_keep_rows(const ckpt_mvar *v, struct scratch *s, uint64_t start, size_t m)
 {
 	if (s->draws && !s->drawn)
-		dare_mask(v, s, s->dstart, s->dm);
+		dare_mask(v, s, start, m);
 }
 
 CKPT_WIDE_VECTORS
@@ -555,7 +547,7 @@ static int f32_block(const ckpt_mvar *v, struct scratch *s, const void *const *i
 		                      (const char *)in[k] + off * ckpt_dtype_size(v->types[k]),
 		                      s->frow + k * BLOCK, m);
 	if (s->draws)
-		draws_start(v, s, start + off, m);
+		draws_start(v, s, start + off);
 	else if (ckpt_method_random(v->m->kind))
 		dare_mask(v, s, start + off, m);
 	done = ckpt_mquick_f32(v, s, at, (char *)out + off * ckpt_dtype_size(v->out), start + off,
@@ -649,6 +641,8 @@ size_t ckpt_method_range(const ckpt_mvar *v, const void *const *in, void *out,
 	if (s->f32 == 2)
 		ckpt_mfloat_setup(v, &s->fl);
 	s->draws = s->f32 && draws_in_loops(v);
+	/* (u 2^-53 < density, for the integer u: u below ceil(density 2^53)) */
+	s->dlimit = (uint64_t)ceil(v->m->density * 0x1p53);
 	for (size_t end = off + n; off < end; off += BLOCK)
 		bad += block(v, s, in, out, start, off, end - off < BLOCK ? end - off : BLOCK);
 	if (s->npend)

@@ -5,6 +5,7 @@
 #define CKPT_MBLOCKINT_H
 
 #include "method.h"
+#include "methodint.h"
 #include "vec.h"
 
 #include <math.h>
@@ -54,22 +55,13 @@ static inline size_t formula_variant(const ckpt_mvar *v, int keeps)
 	                       (size_t)keeps);
 }
 
-#define GOLDEN UINT64_C(0x9e3779b97f4a7c15)
-
-static inline uint64_t mix64(uint64_t z) /* ckpt_mix64(), inlined */
-{
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
 /* DARE's keep of the element i past the one of counter z (a model's key
- * plus the element's index + 1 times GOLDEN: ckpt_dare_draw()'s): 1 where
+ * plus the element's index + 1 times CKPT_GOLDEN: ckpt_dare_draw()'s): 1 where
  * its draw u 2^-53 is below the density, i.e. u below limit = ceil(density
  * 2^53) */
 static inline double draw_keep(uint64_t z, uint64_t i, uint64_t limit)
 {
-	return mix64(z + i * GOLDEN) >> 11 < limit ? 1.0 : 0.0;
+	return splitmix64(z + i * CKPT_GOLDEN) >> 11 < limit ? 1.0 : 0.0;
 }
 
 /* The float lanes' step (mfloat.c) for a variable: whether it applies
@@ -111,11 +103,16 @@ struct scratch {
 	float *frow;            /* f32 == 2: the block's inputs widened */
 	int draws;              /* DARE's draws made in the fused loops */
 	int drawn;              /* the block's keep rows drawn */
-	uint64_t dstart;        /* the block's first flat index, its size */
-	size_t dm;
 	uint64_t dz[FUSED];     /* each model's counter at the block's start */
-	uint64_t dlimit;        /* ceil(density 2^53) */
+	uint64_t dlimit;        /* DARE: ceil(density 2^53) */
 };
+
+/* The fused loops' keeps for a block: the plain windows where windowed,
+ * else DARE's draws where the loops make them, else the rows. */
+static inline int block_keeps(const struct scratch *s, int windowed)
+{
+	return windowed ? KEEP_WINDOWS : s->draws ? KEEP_DRAWS : KEEP_ROWS;
+}
 
 /* Model k's keep flags in the block: its mask's or window's, or ones. */
 static inline const double *keep_row(const struct scratch *s, size_t k, int masked)
@@ -265,9 +262,10 @@ static inline void quotient_bounds(double a, double lambda, double b, double du,
 void ckpt_dare_row_avx2(uint64_t key, uint64_t start, size_t m, uint64_t limit, double *keep);
 #endif
 
-/* Where the fused loops draw DARE's keeps (draws): the block's keep rows
- * drawn, once, for a step that takes them from the rows. */
-void ckpt_mblock_keep_rows(const ckpt_mvar *v, struct scratch *s);
+/* Where the fused loops draw DARE's keeps (draws): the keep rows of the
+ * block of m elements from start drawn, once, for a step that takes them
+ * from the rows. */
+void ckpt_mblock_keep_rows(const ckpt_mvar *v, struct scratch *s, uint64_t start, size_t m);
 /* Whether they can on this CPU; on 0, for the tests, they do not (the
  * rows drawn first, as elsewhere) until called with 1. */
 int ckpt_mblock_draw_in_loops(int on);

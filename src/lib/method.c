@@ -96,9 +96,7 @@ void ckpt_method_window(const ckpt_method *m, uint64_t n, uint64_t *first, uint6
 
 uint64_t ckpt_mix64(uint64_t z)
 {
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
+	return splitmix64(z);
 }
 
 uint64_t ckpt_dare_key(uint64_t seed, const char *name)
@@ -110,13 +108,11 @@ uint64_t ckpt_dare_key(uint64_t seed, const char *name)
 	return ckpt_mix64(seed ^ h);
 }
 
-#define GOLDEN UINT64_C(0x9e3779b97f4a7c15)
-
 double ckpt_dare_draw(uint64_t key, size_t model, uint64_t index)
 {
 	uint64_t k = ckpt_mix64(key + (uint64_t)model);
 
-	return (double)(ckpt_mix64(k + (index + 1) * GOLDEN) >> 11) * 0x1p-53;
+	return (double)(ckpt_mix64(k + (index + 1) * CKPT_GOLDEN) >> 11) * 0x1p-53;
 }
 
 uint64_t ckpt_magnitude_key(double x, double b)

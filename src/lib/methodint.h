@@ -7,6 +7,17 @@
 #include <math.h>
 #include <string.h>
 
+/* DARE's counter step (the golden ratio's 64 bits) and SplitMix64's
+ * finaliser (ckpt_mix64()), inline for the loops that vectorise. */
+#define CKPT_GOLDEN UINT64_C(0x9e3779b97f4a7c15)
+
+static inline uint64_t splitmix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
 /* ckpt_magnitude_key() of floats (x - b exact in double), inline for the
  * loops that vectorise (method.c, mblock.c, topkguess.c). */
 static inline uint64_t ckpt_magnitude_key_f32(float x, float b)

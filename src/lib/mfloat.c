@@ -237,7 +237,7 @@ int ckpt_mfloat(const ckpt_mvar *v, struct scratch *s, const float *const *in, v
 		flo[k] = float_cut(glo[k]);
 		fhi[k] = float_cut(ghi[k]);
 	}
-	switch (formula_variant(v, glo ? KEEP_WINDOWS : s->draws ? KEEP_DRAWS : KEEP_ROWS)) {
+	switch (formula_variant(v, block_keeps(s, glo != NULL))) {
 	FORMULA_VARIANTS(FLOAT_CASE)
 	default: break;
 	}

@@ -379,7 +379,7 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 	if (ranks && !windowed && !rows)
 		magnitude_window_f32(v, s, in, start, m);
 	if (!exact)
-		ckpt_mblock_keep_rows(v, s);
+		ckpt_mblock_keep_rows(v, s, start, m);
 	if (!exact && elects) {
 		int done = ckpt_melect_f32(v, s, in, out, m, masked, windowed ? glo : NULL, ghi, bad);
 
@@ -389,9 +389,7 @@ int ckpt_mquick_f32(const ckpt_mvar *v, struct scratch *s, const float *const *i
 	}
 	if (!exact)
 		return ckpt_mbounded_f32(v, s, in, out, m, masked, bad);
-	switch (FUSED_LOOPS ? formula_variant(v, windowed ? KEEP_WINDOWS
-	                                               : s->draws ? KEEP_DRAWS : KEEP_ROWS)
-	                    : 0) {
+	switch (FUSED_LOOPS ? formula_variant(v, block_keeps(s, windowed)) : 0) {
 	FORMULA_VARIANTS(FORMULA_CASE)
 	default: formula_rows_f32(v, s, in, m, masked); break;
 	}
